@@ -1,0 +1,56 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin
+TOOLS := .tools
+CONFORMANCE_VERSION := 0.1.16
+NODE22 := $(TOOLS)/node_modules/.bin/node
+CONFORMANCE := $(TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/index.js
+CONFORMANCE_PORT ?= 17931
+CONFORMANCE_SCENARIOS := server-initialize ping tools-list logging-set-level dns-rebinding-protection
+
+.PHONY: all build run test vet unit conformance bench clean
+
+all: build
+
+## build: compile thoughtbox (and the other commands) into bin/
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## run: start the reference server over HTTP on 127.0.0.1:1731 with filesystem storage in ~/.thoughtbox
+run: build
+	./$(BIN)/thoughtbox
+
+## test: vet, all Go tests with the race detector, and the official MCP conformance scenarios
+test: vet unit conformance
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+$(CONFORMANCE):
+	mkdir -p $(TOOLS)
+	[ -f $(TOOLS)/package.json ] || echo '{"name":"thoughtbox-tools","private":true}' > $(TOOLS)/package.json
+	cd $(TOOLS) && npm install --no-audit --no-fund node@22 @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
+
+## conformance: run the official MCP conformance suite's server scenarios against thoughtbox over HTTP
+conformance: build $(CONFORMANCE)
+	@data=$$(mktemp -d); \
+	THOUGHTBOX_DATA_DIR=$$data PORT=$(CONFORMANCE_PORT) DISABLE_THOUGHT_LOGGING=true ./$(BIN)/thoughtbox 2>$$data/server.log & pid=$$!; \
+	trap 'kill $$pid 2>/dev/null; rm -rf $$data' EXIT; \
+	for i in $$(seq 100); do curl -sf http://127.0.0.1:$(CONFORMANCE_PORT)/health >/dev/null && break; sleep 0.1; done; \
+	fail=0; for s in $(CONFORMANCE_SCENARIOS); do \
+	  out=$$($(NODE22) $(CONFORMANCE) server --url http://127.0.0.1:$(CONFORMANCE_PORT)/mcp --scenario $$s 2>&1); \
+	  echo "$$out" | grep -E 'Passed:' | sed "s/^/$$s: /"; \
+	  echo "$$out" | grep -qE 'Passed: ([0-9]+)/\1, 0 failed' || { echo "$$out"; fail=1; }; \
+	done; exit $$fail
+
+## bench: print thoughts per second (memory, fs), the session-length ratio and HTTP latency
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
+
+clean:
+	rm -rf $(BIN) out $(TOOLS)

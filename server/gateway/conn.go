@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"sync"
+
+	"github.com/thoughtbox-bench/tbbench/server/ledger"
+)
+
+// Conn is the gateway state of one MCP connection: its stage, its init
+// navigation state and its ledger handler.
+type Conn struct {
+	// Ledger is the connection's reasoning ledger.
+	Ledger *ledger.Handler
+
+	mu    sync.Mutex
+	stage Stage
+	nav   navigation
+}
+
+// NewConn returns the state of a fresh connection at stage Entry.
+func NewConn(l *ledger.Handler) *Conn { return &Conn{Ledger: l, nav: navigation{level: 1}} }
+
+// Stage returns the connection's current stage.
+func (c *Conn) Stage() Stage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stage
+}
+
+// advance moves the connection forward to s; it never moves backwards. It
+// reports whether the stage changed.
+func (c *Conn) advance(s Stage) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s <= c.stage {
+		return false
+	}
+	c.stage = s
+	return true
+}
+
+// navigation is what the init operations remember about a connection: the
+// connection stage shown by get_state (1: fresh, 2: navigating, 3: context
+// loaded), the selected project/task/aspect and the loaded session.
+type navigation struct {
+	level           int
+	project         string
+	task            string
+	aspect          string
+	activeSessionID string
+}
+
+func (c *Conn) navState() navigation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nav
+}
+
+func (c *Conn) setNav(f func(*navigation)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f(&c.nav)
+}

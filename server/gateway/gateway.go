@@ -1,0 +1,137 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/thoughtbox-bench/tbbench/server/content"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
+	"github.com/thoughtbox-bench/tbbench/server/sessions"
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// Operations lists the gateway's operations in the order of the tool schema.
+var Operations = []string{"get_state", "list_sessions", "navigate", "load_context", "start_new", "list_roots",
+	"bind_root", "cipher", "thought", "read_thoughts", "get_structure", "notebook", "session", "mental_models",
+	"deep_analysis", "knowledge"}
+
+// Handler runs one operation for a connection. args is the raw "args"
+// object of the call, or nil when the call had none.
+type Handler func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply
+
+type operation struct {
+	required Stage
+	// advances is the stage a successful call moves the connection to
+	// (Entry for none).
+	advances Stage
+	run      Handler
+}
+
+// Gateway routes thoughtbox_gateway calls to operations.
+type Gateway struct {
+	store    storage.Store
+	sessions *sessions.Host
+	ops      map[string]operation
+}
+
+// New returns a gateway over store. The ledger configuration is the one the
+// connections' handlers share (the session toolhost exports through it).
+func New(store storage.Store, sessionHost *sessions.Host) *Gateway {
+	g := &Gateway{store: store, sessions: sessionHost, ops: map[string]operation{}}
+	g.ops["get_state"] = operation{required: Entry, run: g.getState}
+	g.ops["list_sessions"] = operation{required: Entry, run: g.listSessions}
+	g.ops["navigate"] = operation{required: Entry, run: g.navigate}
+	g.ops["load_context"] = operation{required: Entry, advances: InitComplete, run: g.loadContext}
+	g.ops["start_new"] = operation{required: Entry, advances: InitComplete, run: g.startNew}
+	g.ops["cipher"] = operation{required: InitComplete, advances: CipherLoaded, run: cipher}
+	g.ops["thought"] = operation{required: CipherLoaded, run: func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply {
+		return c.Ledger.Thought(ctx, args)
+	}}
+	g.ops["read_thoughts"] = operation{required: CipherLoaded, run: func(_ context.Context, c *Conn, args json.RawMessage) reply.Reply {
+		return c.Ledger.ReadThoughts(args)
+	}}
+	g.ops["get_structure"] = operation{required: CipherLoaded, run: func(_ context.Context, c *Conn, args json.RawMessage) reply.Reply {
+		return c.Ledger.GetStructure(args)
+	}}
+	g.ops["session"] = operation{required: InitComplete, run: func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply {
+		return g.sessions.Call(ctx, c.Ledger, args)
+	}}
+	for _, name := range []string{"list_roots", "bind_root"} {
+		g.ops[name] = operation{required: Entry, run: unavailable(name)}
+	}
+	for _, name := range []string{"notebook", "mental_models", "knowledge"} {
+		g.ops[name] = operation{required: CipherLoaded, run: unavailable(name)}
+	}
+	g.ops["deep_analysis"] = operation{required: InitComplete, run: unavailable("deep_analysis")}
+	return g
+}
+
+// Register installs or replaces the handler of an operation listed in
+// Operations, with the stage it requires.
+func (g *Gateway) Register(name string, required Stage, h Handler) {
+	if !slices.Contains(Operations, name) {
+		panic("gateway: unknown operation " + name)
+	}
+	g.ops[name] = operation{required: required, run: h}
+}
+
+type invalidCall struct {
+	Error           string   `json:"error"`
+	ValidOperations []string `json:"validOperations,omitempty"`
+}
+
+type notAvailable struct {
+	Error     string `json:"error"`
+	Operation string `json:"operation"`
+	Code      string `json:"code"`
+}
+
+func unavailable(name string) Handler {
+	return func(context.Context, *Conn, json.RawMessage) reply.Reply {
+		return reply.ErrorJSON(notAvailable{Error: "Operation '" + name + "' is not available in this build of the server",
+			Operation: name, Code: "INVALID_OPERATION"})
+	}
+}
+
+// Call runs one thoughtbox_gateway call: raw is the tool's arguments object.
+// The stage is checked before anything else about the call's args; a
+// successful load_context, start_new or cipher advances the stage.
+func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.Reply {
+	var call struct {
+		Operation *string         `json:"operation"`
+		Args      json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(raw, &call); err != nil || len(bytes.TrimSpace(raw)) == 0 {
+		return reply.ErrorJSON(invalidCall{Error: "Arguments must be a JSON object with an 'operation' field", ValidOperations: Operations})
+	}
+	if call.Operation == nil {
+		return reply.ErrorJSON(invalidCall{Error: "Missing required argument: operation", ValidOperations: Operations})
+	}
+	name := *call.Operation
+	op, ok := g.ops[name]
+	if !ok {
+		return reply.ErrorJSON(invalidCall{Error: "Unknown operation '" + name + "'", ValidOperations: Operations})
+	}
+	if current := c.Stage(); current < op.required {
+		return reply.ErrorJSON(newStageError(name, current, op.required))
+	}
+	args := bytes.TrimSpace(call.Args)
+	if string(args) == "null" {
+		args = nil
+	}
+	if len(args) > 0 && args[0] != '{' {
+		return reply.ErrorJSON(invalidCall{Error: "args must be a JSON object"})
+	}
+	r := op.run(ctx, c, args)
+	if !r.IsError && op.advances != Entry {
+		c.advance(op.advances)
+	}
+	return r
+}
+
+// cipher returns the notation, the next steps and the stage-2 reference.
+func cipher(context.Context, *Conn, json.RawMessage) reply.Reply {
+	return reply.PlainText(content.Cipher + "\n\n---\n\n" + content.CipherNextSteps + "\n\n---\n\n" + content.Stage2Operations)
+}

@@ -1,0 +1,102 @@
+// Package jsonx renders JSON the way Thoughtbox puts it on the wire and on
+// disk: two-space indentation, keys in declaration order, no HTML escaping and
+// no trailing newline.
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Pretty renders v as two-space indented JSON without a trailing newline.
+func Pretty(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// PrettyString is Pretty for values that always marshal (structs of plain
+// fields); a marshalling failure is a programming error and panics.
+func PrettyString(v any) string {
+	b, err := Pretty(v)
+	if err != nil {
+		panic("jsonx: " + err.Error())
+	}
+	return string(b)
+}
+
+// Compact renders v as compact JSON without HTML escaping or trailing newline.
+func Compact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// Field is one key/value pair of an Object.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// Object is a JSON object whose keys keep the order they were added in.
+type Object []Field
+
+// Set appends a key/value pair.
+func (o *Object) Set(key string, value any) { *o = append(*o, Field{key, value}) }
+
+// MarshalJSON writes the fields in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := json.Marshal(f.Key)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		v, err := Compact(f.Value)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// Keys returns the keys of a JSON object in the order they appear in raw, or
+// nil when raw is not an object.
+func Keys(raw []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	keys := []string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		key, _ := tok.(string)
+		keys = append(keys, key)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
+}

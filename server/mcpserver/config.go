@@ -1,0 +1,190 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the reference server's configuration. Every field can be set by
+// an environment variable and by a command-line flag (see Settings).
+type Config struct {
+	// Transport is "http" (Streamable HTTP, the default) or "stdio".
+	Transport string
+	// Host is the address the HTTP listener binds to; Host and Origin
+	// headers are checked against it (DNS-rebinding protection).
+	Host string
+	// Port is the HTTP port.
+	Port int
+	// Storage is "fs" (files under DataDir, the default) or "memory".
+	Storage string
+	// DataDir is the root of the filesystem storage.
+	DataDir string
+	// Project scopes sessions: they live under DataDir/projects/<Project>.
+	Project string
+	// ExportDir receives linked exports; empty means DataDir/exports.
+	ExportDir string
+	// DisableThoughtLogging turns off the boxed rendering of thoughts on stderr.
+	DisableThoughtLogging bool
+	// CritiqueTimeout bounds the wait for a sampling critique.
+	CritiqueTimeout time.Duration
+	// AllowedHosts are extra host names accepted in Host and Origin headers.
+	AllowedHosts []string
+	// MaxBodyBytes is the largest accepted HTTP request body.
+	MaxBodyBytes int64
+}
+
+// Setting documents one configuration field: its environment variable, its
+// flag, its default and what it does. Settings drives both --help and the
+// README's configuration table.
+type Setting struct {
+	Env, Flag, Default, Help string
+	apply                    func(*Config, string) error
+}
+
+// DefaultDataDir is ~/.thoughtbox (or ./.thoughtbox without a home directory).
+func DefaultDataDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".thoughtbox"
+	}
+	return filepath.Join(home, ".thoughtbox")
+}
+
+// Defaults returns the configuration used when nothing is set.
+func Defaults() Config {
+	return Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
+		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20}
+}
+
+var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on":
+		return true, nil
+	case "", "0", "false", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("not a boolean: %q", s)
+}
+
+// Settings lists every configuration field.
+var Settings = []Setting{
+	{"THOUGHTBOX_TRANSPORT", "transport", "http", "MCP transport: http (Streamable HTTP on /mcp) or stdio",
+		func(c *Config, v string) error { c.Transport = strings.ToLower(v); return nil }},
+	{"HOST", "host", "127.0.0.1", "address to bind; Host/Origin headers must match it (0.0.0.0 or :: disables the check)",
+		func(c *Config, v string) error { c.Host = v; return nil }},
+	{"PORT", "port", "1731", "HTTP port (0 picks a free port)",
+		func(c *Config, v string) error {
+			p, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("not a port number: %q", v)
+			}
+			c.Port = p
+			return nil
+		}},
+	{"THOUGHTBOX_STORAGE", "storage", "fs", "storage backend: fs (files under the data dir) or memory (lost on exit)",
+		func(c *Config, v string) error { c.Storage = strings.ToLower(v); return nil }},
+	{"THOUGHTBOX_DATA_DIR", "data-dir", "~/.thoughtbox", "data directory of the fs backend",
+		func(c *Config, v string) error { c.DataDir = v; return nil }},
+	{"THOUGHTBOX_PROJECT", "project", "_default", "project scope: sessions live under <data dir>/projects/<project>",
+		func(c *Config, v string) error { c.Project = v; return nil }},
+	{"THOUGHTBOX_EXPORT_DIR", "export-dir", "<data dir>/exports", "where linked exports are written",
+		func(c *Config, v string) error { c.ExportDir = v; return nil }},
+	{"DISABLE_THOUGHT_LOGGING", "disable-thought-logging", "false", "true: do not draw each thought on stderr",
+		func(c *Config, v string) error {
+			b, err := parseBool(v)
+			c.DisableThoughtLogging = b
+			return err
+		}},
+	{"THOUGHTBOX_CRITIQUE_TIMEOUT", "critique-timeout", "30s", "longest wait for a sampling critique (Go duration)",
+		func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			c.CritiqueTimeout = d
+			return err
+		}},
+	{"THOUGHTBOX_ALLOWED_HOSTS", "allowed-hosts", "", "comma-separated extra host names accepted in Host/Origin headers",
+		func(c *Config, v string) error {
+			c.AllowedHosts = nil
+			for _, h := range strings.Split(v, ",") {
+				if h = strings.TrimSpace(h); h != "" {
+					c.AllowedHosts = append(c.AllowedHosts, h)
+				}
+			}
+			return nil
+		}},
+	{"THOUGHTBOX_MAX_BODY_BYTES", "max-body-bytes", "4194304", "largest accepted HTTP request body; larger ones get 413",
+		func(c *Config, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			c.MaxBodyBytes = n
+			return err
+		}},
+}
+
+// Apply sets the field of the setting named by its env var or flag.
+func (c *Config) Apply(name, value string) error {
+	for _, s := range Settings {
+		if s.Env == name || s.Flag == name {
+			if err := s.apply(c, value); err != nil {
+				return fmt.Errorf("%s: %w", s.Env, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown setting %q", name)
+}
+
+// FromEnv returns base with every setting whose environment variable is set
+// applied; lookup is os.LookupEnv in production.
+func FromEnv(base Config, lookup func(string) (string, bool)) (Config, error) {
+	c := base
+	for _, s := range Settings {
+		if v, ok := lookup(s.Env); ok {
+			if err := s.apply(&c, v); err != nil {
+				return c, fmt.Errorf("%s: %w", s.Env, err)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Validate reports the first invalid field.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Transport != "http" && c.Transport != "stdio" {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_TRANSPORT must be http or stdio, not %q", c.Transport))
+	}
+	if c.Storage != "fs" && c.Storage != "memory" {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_STORAGE must be fs or memory, not %q", c.Storage))
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("PORT must be 0-65535, not %d", c.Port))
+	}
+	if !projectPattern.MatchString(c.Project) {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_PROJECT %q must start with a letter, digit or underscore and use only letters, digits, '.', '_' and '-'", c.Project))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("THOUGHTBOX_DATA_DIR must not be empty"))
+	}
+	if c.MaxBodyBytes < 1024 {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_MAX_BODY_BYTES must be at least 1024, not %d", c.MaxBodyBytes))
+	}
+	if c.CritiqueTimeout <= 0 {
+		errs = append(errs, errors.New("THOUGHTBOX_CRITIQUE_TIMEOUT must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// ExportDirectory is ExportDir, or DataDir/exports when it is empty.
+func (c Config) ExportDirectory() string {
+	if c.ExportDir != "" {
+		return c.ExportDir
+	}
+	return filepath.Join(c.DataDir, "exports")
+}

@@ -1,0 +1,188 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpsrv "github.com/mark3labs/mcp-go/server"
+
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+)
+
+// MCPPath is the path of the Streamable HTTP endpoint.
+const MCPPath = "/mcp"
+
+// legacyVersions are the protocol versions served: all of them use MCP
+// sessions, which the gateway's per-connection stages rely on.
+var legacyVersions = []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20250618, mcp.ProtocolVersion20250326}
+
+// Handler returns the HTTP handler: /mcp (Streamable HTTP), /health and
+// /info. Every request's Host and Origin headers are checked first.
+func (s *Server) Handler() http.Handler {
+	s.httpOnce.Do(func() {
+		s.http = mcpsrv.NewStreamableHTTPServer(s.mcp,
+			mcpsrv.WithSessionIdManager(s.ids),
+			mcpsrv.WithDisableLocalhostProtection(true),
+			mcpsrv.WithStreamableHTTPProtocolVersions(legacyVersions...),
+		)
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "transport": "streamable-http", "server": "thoughtbox", "version": Version})
+	})
+	mux.HandleFunc("GET /info", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "server": map[string]string{"name": Name, "version": Version}})
+	})
+	mux.Handle(MCPPath, http.HandlerFunc(s.serveMCP))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeRPCError(w, http.StatusNotFound, -32601, "Not found: "+r.URL.Path+" (the MCP endpoint is "+MCPPath+")")
+	})
+	return s.guardHosts(mux)
+}
+
+// serveMCP enforces the body limit and session rules, then hands the request
+// to the Streamable HTTP transport.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	switch r.Method {
+	case http.MethodPost:
+		body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+		if err != nil {
+			writeRPCError(w, http.StatusBadRequest, -32700, "Cannot read request body: "+err.Error())
+			return
+		}
+		if int64(len(body)) > s.cfg.MaxBodyBytes {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, -32600,
+				fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if sid == "" && !isInitialize(body) {
+			writeRPCError(w, http.StatusBadRequest, -32000, "Bad Request: Mcp-Session-Id header is required (call initialize first)")
+			return
+		}
+	case http.MethodGet, http.MethodDelete:
+		if sid == "" {
+			writeRPCError(w, http.StatusBadRequest, -32000, "Bad Request: Mcp-Session-Id header is required")
+			return
+		}
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeRPCError(w, http.StatusMethodNotAllowed, -32000, "Method not allowed")
+		return
+	}
+	if sid != "" && !s.ids.Known(sid) {
+		writeRPCError(w, http.StatusNotFound, -32001, "Session not found: it was never created, was deleted, or the server restarted; initialize a new session")
+		return
+	}
+	s.http.ServeHTTP(w, r)
+}
+
+// isInitialize reports whether a POST body is an initialize request.
+func isInitialize(body []byte) bool {
+	var msg struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &msg) == nil && msg.Method == string(mcp.MethodInitialize)
+}
+
+// guardHosts rejects requests whose Host or Origin header names a host the
+// server is not bound to (DNS-rebinding protection). Binding to 0.0.0.0 or
+// :: turns the check off.
+func (s *Server) guardHosts(next http.Handler) http.Handler {
+	bind := strings.Trim(s.cfg.Host, "[]")
+	if bind == "0.0.0.0" || bind == "::" || bind == "" {
+		return next
+	}
+	allowed := []string{strings.ToLower(bind)}
+	if isLoopback(bind) {
+		allowed = append(allowed, "localhost", "127.0.0.1", "::1")
+	}
+	for _, h := range s.cfg.AllowedHosts {
+		allowed = append(allowed, strings.ToLower(strings.Trim(h, "[]")))
+	}
+	ok := func(host string) bool { return slices.Contains(allowed, strings.ToLower(host)) }
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ok(hostOnly(r.Host)) {
+			writeRPCError(w, http.StatusForbidden, -32000, "Invalid Host header: "+r.Host)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			u, err := url.Parse(origin)
+			if err != nil || !ok(u.Hostname()) {
+				writeRPCError(w, http.StatusForbidden, -32000, "Invalid Origin header: "+origin)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return strings.Trim(h, "[]")
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := jsonx.Compact(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeRPCError writes a JSON-RPC error envelope with an HTTP status.
+func writeRPCError(w http.ResponseWriter, status, code int, msg string) {
+	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": code, "message": msg}, "id": nil})
+}
+
+// ListenAndServe serves HTTP on the configured host and port until ctx ends,
+// then shuts down gracefully: it stops accepting requests, lets those in
+// flight finish, closes MCP sessions and flushes the store. ready, if not
+// nil, receives the listener's address once it accepts connections.
+func (s *Server) ListenAndServe(ctx context.Context, ready func(addr net.Addr)) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.cfg.Host, strconv.Itoa(s.cfg.Port)))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return errors.Join(err, s.Close())
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s.http.CloseSessions(shutdownCtx)
+	err = srv.Shutdown(shutdownCtx)
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return errors.Join(err, s.Close())
+}

@@ -1,0 +1,168 @@
+// Package mcpserver wires the reference Thoughtbox server onto mcp-go: the two
+// tools, the resources, the Streamable HTTP and stdio transports, the extra
+// HTTP routes (/health, /info) and the configuration.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpsrv "github.com/mark3labs/mcp-go/server"
+
+	"github.com/thoughtbox-bench/tbbench/server/content"
+	"github.com/thoughtbox-bench/tbbench/server/export"
+	"github.com/thoughtbox-bench/tbbench/server/gateway"
+	"github.com/thoughtbox-bench/tbbench/server/ledger"
+	"github.com/thoughtbox-bench/tbbench/server/sessions"
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
+	"github.com/thoughtbox-bench/tbbench/server/storage/memstore"
+)
+
+// Name and Version identify the server in initialize and /info.
+const (
+	Name    = "thoughtbox-server"
+	Version = "0.1.0"
+)
+
+// Server is a running reference server: its store, its MCP server and the
+// per-connection gateway state.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	store   storage.Store
+	ledger  *ledger.Config
+	gateway *gateway.Gateway
+	mcp     *mcpsrv.MCPServer
+	ids     *sessionIDs
+	conns   sync.Map // MCP session id -> *gateway.Conn
+
+	httpOnce sync.Once
+	http     *mcpsrv.StreamableHTTPServer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Option adjusts a Server.
+type Option func(*options)
+
+type options struct {
+	log    *slog.Logger
+	stderr io.Writer
+}
+
+// WithLogger sets the logger for start-up reports and errors.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
+
+// WithThoughtLog sets where thoughts are drawn (default os.Stderr); it is
+// ignored when DisableThoughtLogging is set.
+func WithThoughtLog(w io.Writer) Option { return func(o *options) { o.stderr = w } }
+
+// New opens the store and builds the server. Close releases it.
+func New(cfg Config, opts ...Option) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	o := options{log: slog.New(slog.NewTextHandler(os.Stderr, nil)), stderr: os.Stderr}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	store, err := openStore(cfg, o.log)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs()}
+	s.ledger = &ledger.Config{Store: store, Exports: export.Writer{Dir: cfg.ExportDirectory()}, CritiqueTimeout: cfg.CritiqueTimeout}
+	if !cfg.DisableThoughtLogging {
+		s.ledger.ThoughtLog = o.stderr
+	}
+	s.gateway = gateway.New(store, sessions.New(store))
+
+	hooks := &mcpsrv.Hooks{}
+	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
+		s.conns.Delete(session.SessionID())
+	})
+	s.mcp = mcpsrv.NewMCPServer(Name, Version,
+		mcpsrv.WithInstructions(content.Instructions),
+		mcpsrv.WithToolCapabilities(false),
+		mcpsrv.WithResourceCapabilities(false, false),
+		mcpsrv.WithLogging(),
+		mcpsrv.WithHooks(hooks),
+		mcpsrv.WithRecovery(),
+	)
+	s.mcp.AddTool(gatewayTool(), s.gatewayHandler)
+	s.mcp.AddTool(observabilityTool(), s.observabilityHandler)
+	s.addResources()
+	return s, nil
+}
+
+func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
+	if cfg.Storage == "memory" {
+		log.Info("using in-memory storage (volatile)")
+		return memstore.New(), nil
+	}
+	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	log.Info("using filesystem storage", "dir", st.SessionsDir())
+	return st, nil
+}
+
+// Store returns the server's session store.
+func (s *Server) Store() storage.Store { return s.store }
+
+// Config returns the server's configuration.
+func (s *Server) Config() Config { return s.cfg }
+
+// MCP returns the underlying mcp-go server.
+func (s *Server) MCP() *mcpsrv.MCPServer { return s.mcp }
+
+func (s *Server) newConn(session mcpsrv.ClientSession) *gateway.Conn {
+	return gateway.NewConn(ledger.New(s.ledger, &sampler{mcp: s.mcp, session: session}))
+}
+
+// staticResource is a markdown document served at a fixed URI.
+type staticResource struct {
+	uri, name, description, text string
+}
+
+func (s *Server) addResources() {
+	for _, r := range []staticResource{
+		{ledger.CookbookURI, "Thoughtbox Patterns Cookbook", "The six core reasoning patterns and how to use them with the thought operation", content.Cookbook},
+		{"thoughtbox://cipher", "Thoughtbox Cipher Notation", "Compact notation for long reasoning chains", content.Cipher},
+		{ledger.ParallelVerificationURI, "Parallel Verification Guide", "Workflow for exploring several hypotheses on branches and converging on one", content.ParallelVerification},
+	} {
+		res := mcp.NewResource(r.uri, r.name, mcp.WithResourceDescription(r.description), mcp.WithMIMEType("text/markdown"))
+		text := r.text
+		uri := r.uri
+		s.mcp.AddResource(res, func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: text}}, nil
+		})
+	}
+}
+
+// ServeStdio serves one MCP connection over in and out until in closes or
+// ctx ends. Tool calls are handled one at a time, in arrival order.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	stdio := mcpsrv.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	mcpsrv.WithWorkerPoolSize(1)(stdio)
+	err := stdio.Listen(ctx, in, out)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Close flushes and closes the store. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.store.Close() })
+	return s.closeErr
+}

@@ -1,0 +1,107 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpsrv "github.com/mark3labs/mcp-go/server"
+
+	"github.com/thoughtbox-bench/tbbench/server/content"
+	"github.com/thoughtbox-bench/tbbench/server/gateway"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
+)
+
+// gatewaySchema is the input schema of thoughtbox_gateway, as in 1.2.2.
+const gatewaySchema = `{"type":"object","properties":{"operation":{"type":"string","enum":["get_state","list_sessions","navigate","load_context","start_new","list_roots","bind_root","cipher","thought","read_thoughts","get_structure","notebook","session","mental_models","deep_analysis","knowledge"]},"args":{"type":"object","additionalProperties":{},"description":"Arguments passed to the underlying handler"}},"required":["operation"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`
+
+// observabilitySchema is the input schema of observability_gateway, as in 1.2.2.
+const observabilitySchema = `{"type":"object","properties":{"operation":{"type":"string","enum":["health","metrics","metrics_range","sessions","session_info","alerts","dashboard_url"]},"args":{"type":"object","properties":{"query":{"type":"string"},"time":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"step":{"type":"string"},"sessionId":{"type":"string"},"limit":{"type":"number"},"status":{"type":"string","enum":["active","idle","all"]},"services":{"type":"array","items":{"type":"string"}},"state":{"type":"string","enum":["firing","pending","all"]},"dashboard":{"type":"string"}},"additionalProperties":false}},"required":["operation"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`
+
+// ObservabilityOperations lists observability_gateway's operations.
+var ObservabilityOperations = []string{"health", "metrics", "metrics_range", "sessions", "session_info", "alerts", "dashboard_url"}
+
+func boolPtr(b bool) *bool { return &b }
+
+func gatewayTool() mcp.Tool {
+	t := mcp.NewToolWithRawSchema("thoughtbox_gateway", content.GatewayDescription, json.RawMessage(gatewaySchema))
+	t.Annotations = mcp.ToolAnnotation{ReadOnlyHint: boolPtr(false), DestructiveHint: boolPtr(false), IdempotentHint: boolPtr(false)}
+	t.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportForbidden}
+	return t
+}
+
+func observabilityTool() mcp.Tool {
+	t := mcp.NewToolWithRawSchema("observability_gateway", content.ObservabilityDescription, json.RawMessage(observabilitySchema))
+	t.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportForbidden}
+	return t
+}
+
+// toResult converts a gateway reply into an MCP tool result.
+func toResult(r reply.Reply) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{IsError: r.IsError, Content: make([]mcp.Content, 0, len(r.Blocks))}
+	for _, b := range r.Blocks {
+		switch b.Kind {
+		case reply.Text:
+			res.Content = append(res.Content, mcp.NewTextContent(b.Text))
+		case reply.Resource:
+			res.Content = append(res.Content, mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: b.URI, MIMEType: b.MIMEType, Text: b.Text}))
+		case reply.ResourceLink:
+			res.Content = append(res.Content, mcp.NewResourceLink(b.URI, b.Name, b.Description, b.MIMEType))
+		}
+	}
+	return res
+}
+
+// rawArguments returns the tool call's arguments as JSON.
+func rawArguments(req mcp.CallToolRequest) json.RawMessage {
+	if len(req.Params.RawArguments) > 0 {
+		return req.Params.RawArguments
+	}
+	if req.Params.Arguments == nil {
+		return nil
+	}
+	b, err := json.Marshal(req.Params.Arguments)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// gatewayHandler routes a thoughtbox_gateway call to the connection's state.
+func (s *Server) gatewayHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	conn := s.conn(ctx)
+	return toResult(s.gateway.Call(ctx, conn, rawArguments(req))), nil
+}
+
+// observabilityHandler answers observability_gateway calls; its operations
+// come with a later build.
+func (s *Server) observabilityHandler(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var call struct {
+		Operation string `json:"operation"`
+	}
+	_ = json.Unmarshal(rawArguments(req), &call)
+	valid := false
+	for _, op := range ObservabilityOperations {
+		valid = valid || op == call.Operation
+	}
+	if !valid {
+		return toResult(reply.ErrorJSON(map[string]any{"error": "Unknown operation '" + call.Operation + "'", "validOperations": ObservabilityOperations})), nil
+	}
+	return toResult(reply.ErrorJSON(map[string]any{"error": "Operation '" + call.Operation + "' is not available in this build of the server",
+		"operation": call.Operation, "code": "INVALID_OPERATION"})), nil
+}
+
+// conn returns the gateway state of the MCP connection the request came in
+// on, creating it on first use.
+func (s *Server) conn(ctx context.Context) *gateway.Conn {
+	session := mcpsrv.ClientSessionFromContext(ctx)
+	if session == nil || session.SessionID() == "" {
+		return s.newConn(session)
+	}
+	id := session.SessionID()
+	if c, ok := s.conns.Load(id); ok {
+		return c.(*gateway.Conn)
+	}
+	c, _ := s.conns.LoadOrStore(id, s.newConn(session))
+	return c.(*gateway.Conn)
+}

@@ -1,0 +1,538 @@
+package storage
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Persister makes a chain's changes durable. Its methods are called with the
+// chain's lock held, before the change becomes visible in memory: when they
+// fail, the change is dropped and the chain is left as it was.
+type Persister interface {
+	// Append stores a new node and, when it is not nil, its predecessor
+	// whose Next list gained the new node's id. s is the session metadata
+	// after the append.
+	Append(s *Session, n *Node, prev *Node) error
+	// Rewrite stores a changed node (for example one that gained a critique).
+	Rewrite(s *Session, n *Node) error
+	// Update stores changed session metadata.
+	Update(s *Session) error
+}
+
+// Entry is a thought as the ledger hands it to a chain. A zero ThoughtNumber
+// asks the chain to number the thought; a zero TotalThoughts defaults to the
+// thought number.
+type Entry struct {
+	Thought           string
+	ThoughtNumber     int
+	TotalThoughts     int
+	NextThoughtNeeded bool
+	IsRevision        *bool
+	RevisesThought    *int
+	BranchFromThought *int
+	BranchID          string
+	NeedsMoreThoughts *bool
+	IncludeGuide      *bool
+	AgentID           string
+	AgentName         string
+}
+
+// Appended describes a thought the chain accepted.
+type Appended struct {
+	Node         Node
+	Session      Session
+	AutoNumbered bool
+	NewBranch    bool
+}
+
+// RuleError is a thought the chain refuses because it breaks a ledger rule
+// (duplicate number, dangling reference, ...). Its message is meant for the
+// client.
+type RuleError struct{ Msg string }
+
+func (e *RuleError) Error() string { return e.Msg }
+
+func ruleErr(format string, a ...any) error { return &RuleError{Msg: fmt.Sprintf(format, a...)} }
+
+// BranchInfo summarises one branch of a session.
+type BranchInfo struct {
+	ID    string
+	Fork  int
+	First int
+	Last  int
+	Count int
+}
+
+type branch struct {
+	id     string
+	fork   int
+	nodes  map[int]*Node
+	sorted []*Node
+	dirty  bool
+	max    int
+}
+
+// Chain is the linked ledger of one reasoning session: its metadata and every
+// thought node, indexed by id, by number and by creation order. It is safe for
+// concurrent use; appends to one chain are serialised.
+type Chain struct {
+	mu          sync.RWMutex
+	p           Persister
+	now         func() time.Time
+	sess        Session
+	byID        map[string]*Node
+	order       []*Node
+	main        map[int]*Node
+	mainSorted  []*Node
+	mainDirty   bool
+	branches    map[string]*branch
+	branchOrder []string
+	tail        *Node
+	maxMain     int
+}
+
+// NewChain returns an empty chain for session s that reports its changes to p
+// (nil for none). now supplies timestamps (nil for time.Now).
+func NewChain(s Session, p Persister, now func() time.Time) *Chain {
+	if now == nil {
+		now = time.Now
+	}
+	if s.Tags == nil {
+		s.Tags = []string{}
+	}
+	return &Chain{p: p, now: now, sess: s, byID: map[string]*Node{}, main: map[int]*Node{}, branches: map[string]*branch{}}
+}
+
+// ID returns the session id.
+func (c *Chain) ID() string { return c.sess.ID }
+
+// Append validates e against the ledger rules, links it into the chain,
+// persists it and returns the stored node.
+func (c *Chain) Append(e Entry) (Appended, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	node, prev, b, auto, err := c.plan(e)
+	if err != nil {
+		return Appended{}, err
+	}
+	var prevCopy *Node
+	if prev != nil {
+		pc := prev.Clone()
+		if !slices.Contains(pc.Next, node.ID) {
+			pc.Next = append(pc.Next, node.ID)
+		}
+		prevCopy = &pc
+	}
+	sess := c.sess
+	sess.Tags = slices.Clone(c.sess.Tags)
+	sess.UpdatedAt = node.Data.Timestamp
+	newBranch := false
+	if e.BranchID != "" {
+		if b == nil {
+			newBranch = true
+			sess.BranchCount = len(c.branches) + 1
+		}
+	} else {
+		sess.ThoughtCount = len(c.main) + 1
+	}
+	if c.p != nil {
+		if err := c.p.Append(&sess, node, prevCopy); err != nil {
+			return Appended{}, err
+		}
+	}
+	if prev != nil {
+		prev.Next = prevCopy.Next
+	}
+	c.sess = sess
+	c.insert(node, b)
+	return Appended{Node: node.Clone(), Session: c.sessionCopy(), AutoNumbered: auto, NewBranch: newBranch}, nil
+}
+
+// plan builds the node for e without changing the chain.
+func (c *Chain) plan(e Entry) (node *Node, prev *Node, b *branch, auto bool, err error) {
+	sid := c.sess.ID
+	n := e.ThoughtNumber
+	if e.BranchID != "" {
+		b = c.branches[e.BranchID]
+		if e.BranchFromThought == nil {
+			return nil, nil, nil, false, ruleErr("branchId requires branchFromThought")
+		}
+		fork := *e.BranchFromThought
+		if c.main[fork] == nil {
+			return nil, nil, nil, false, ruleErr("branchFromThought %d does not name an existing main-chain thought of this session; branches fork from a main-chain thought", fork)
+		}
+		if b != nil && b.fork != fork {
+			return nil, nil, nil, false, ruleErr("branch '%s' forks from thought %d; every thought of the branch must give branchFromThought: %d", e.BranchID, b.fork, b.fork)
+		}
+		if n == 0 {
+			auto = true
+			n = c.maxMain + 1
+			if b != nil && b.max >= n {
+				n = b.max + 1
+			}
+		}
+		if b != nil && b.nodes[n] != nil {
+			return nil, nil, nil, false, ruleErr("thought %d already exists in branch '%s'; omit thoughtNumber to append, or record a revision with isRevision: true and revisesThought: %d", n, e.BranchID, n)
+		}
+		prev = c.main[fork]
+	} else {
+		if e.BranchFromThought != nil {
+			return nil, nil, nil, false, ruleErr("branchFromThought requires branchId: name the branch (lowercase letters, digits and hyphens)")
+		}
+		if n == 0 {
+			auto = true
+			n = c.maxMain + 1
+		}
+		if c.main[n] != nil {
+			return nil, nil, nil, false, ruleErr("thought %d already exists in this session; omit thoughtNumber to append, or record a revision with isRevision: true and revisesThought: %d", n, n)
+		}
+		prev = c.tail
+	}
+	if e.IsRevision != nil && *e.IsRevision && e.RevisesThought == nil {
+		return nil, nil, nil, false, ruleErr("isRevision requires revisesThought: give the number of the thought this one revises")
+	}
+	var revises *string
+	if e.RevisesThought != nil {
+		r := *e.RevisesThought
+		if e.BranchID != "" {
+			if b == nil || b.nodes[r] == nil {
+				return nil, nil, nil, false, ruleErr("revisesThought %d does not name an existing thought of branch '%s'", r, e.BranchID)
+			}
+			id := BranchNodeID(sid, e.BranchID, r)
+			revises = &id
+		} else {
+			if c.main[r] == nil {
+				return nil, nil, nil, false, ruleErr("revisesThought %d does not name an existing main-chain thought of this session", r)
+			}
+			id := MainNodeID(sid, r)
+			revises = &id
+		}
+	}
+	total := e.TotalThoughts
+	if total < n {
+		total = n
+	}
+	node = &Node{
+		Data: ThoughtData{
+			Thought: e.Thought, ThoughtNumber: n, TotalThoughts: total, NextThoughtNeeded: e.NextThoughtNeeded,
+			IsRevision: e.IsRevision, RevisesThought: e.RevisesThought, BranchFromThought: e.BranchFromThought,
+			BranchID: e.BranchID, NeedsMoreThoughts: e.NeedsMoreThoughts, IncludeGuide: e.IncludeGuide,
+			AgentID: e.AgentID, AgentName: e.AgentName, Timestamp: FormatTime(c.now()),
+		},
+		Next:        []string{},
+		RevisesNode: revises,
+	}
+	if e.BranchID != "" {
+		node.ID = BranchNodeID(sid, e.BranchID, n)
+		bid := e.BranchID
+		node.BranchID = &bid
+		origin := MainNodeID(sid, *e.BranchFromThought)
+		node.BranchOrigin = &origin
+	} else {
+		node.ID = MainNodeID(sid, n)
+	}
+	if prev != nil {
+		id := prev.ID
+		node.Prev = &id
+	}
+	return node, prev, b, auto, nil
+}
+
+// insert adds a planned node to the indexes. b is the node's existing branch
+// or nil.
+func (c *Chain) insert(n *Node, b *branch) {
+	c.byID[n.ID] = n
+	c.order = append(c.order, n)
+	num := n.Data.ThoughtNumber
+	if n.BranchID == nil {
+		c.main[num] = n
+		if len(c.mainSorted) > 0 && c.mainSorted[len(c.mainSorted)-1].Data.ThoughtNumber > num {
+			c.mainDirty = true
+		}
+		c.mainSorted = append(c.mainSorted, n)
+		c.tail = n
+		if num > c.maxMain {
+			c.maxMain = num
+		}
+		return
+	}
+	if b == nil {
+		fork := 0
+		if n.Data.BranchFromThought != nil {
+			fork = *n.Data.BranchFromThought
+		}
+		b = &branch{id: *n.BranchID, fork: fork, nodes: map[int]*Node{}}
+		c.branches[b.id] = b
+		c.branchOrder = append(c.branchOrder, b.id)
+	}
+	b.nodes[num] = n
+	if len(b.sorted) > 0 && b.sorted[len(b.sorted)-1].Data.ThoughtNumber > num {
+		b.dirty = true
+	}
+	b.sorted = append(b.sorted, n)
+	if num > b.max {
+		b.max = num
+	}
+}
+
+// Load inserts a node read back from storage. Nodes must be loaded in the
+// order they were created; the node's stored links are kept, except Next,
+// which is rebuilt from the Prev links of the nodes loaded after it.
+func (c *Chain) Load(n Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	node := n.Clone()
+	node.Next = []string{}
+	if old := c.byID[node.ID]; old != nil {
+		return
+	}
+	var b *branch
+	if node.BranchID != nil {
+		b = c.branches[*node.BranchID]
+	}
+	c.insert(&node, b)
+	if node.Prev != nil {
+		if p := c.byID[*node.Prev]; p != nil && !slices.Contains(p.Next, node.ID) {
+			p.Next = append(p.Next, node.ID)
+		}
+	}
+	c.sess.ThoughtCount = len(c.main)
+	c.sess.BranchCount = len(c.branches)
+	if node.Data.Timestamp > c.sess.UpdatedAt {
+		c.sess.UpdatedAt = node.Data.Timestamp
+	}
+}
+
+// SetCritique attaches a critique to the node with this id and persists it.
+func (c *Chain) SetCritique(id string, cr Critique) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.byID[id]
+	if n == nil {
+		return fmt.Errorf("thought %s not found", id)
+	}
+	updated := n.Clone()
+	updated.Data.Critique = &cr
+	if c.p != nil {
+		if err := c.p.Rewrite(&c.sess, &updated); err != nil {
+			return err
+		}
+	}
+	n.Data.Critique = &cr
+	return nil
+}
+
+// Touch records that the session was accessed now.
+func (c *Chain) Touch() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sess := c.sessionCopy()
+	sess.LastAccessedAt = FormatTime(c.now())
+	if c.p != nil {
+		if err := c.p.Update(&sess); err != nil {
+			return err
+		}
+	}
+	c.sess = sess
+	return nil
+}
+
+// Session returns a copy of the session metadata.
+func (c *Chain) Session() Session {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.sessionCopy()
+}
+
+func (c *Chain) sessionCopy() Session {
+	s := c.sess
+	s.Tags = slices.Clone(c.sess.Tags)
+	if s.Tags == nil {
+		s.Tags = []string{}
+	}
+	return s
+}
+
+func sortNodes(nodes []*Node) {
+	sort.SliceStable(nodes, func(i, j int) bool { return nodes[i].Data.ThoughtNumber < nodes[j].Data.ThoughtNumber })
+}
+
+func clones(nodes []*Node) []Node {
+	out := make([]Node, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Clone()
+	}
+	return out
+}
+
+// sortedMainLocked returns the main chain sorted by number. The caller holds
+// the write lock.
+func (c *Chain) sortedMainLocked() []*Node {
+	if c.mainDirty {
+		sortNodes(c.mainSorted)
+		c.mainDirty = false
+	}
+	return c.mainSorted
+}
+
+// Main returns the main-chain thoughts sorted by thought number.
+func (c *Chain) Main() []Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return clones(c.sortedMainLocked())
+}
+
+// LastMain returns the k highest-numbered main-chain thoughts in ascending order.
+func (c *Chain) LastMain(k int) []Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	nodes := c.sortedMainLocked()
+	if k < len(nodes) {
+		nodes = nodes[len(nodes)-k:]
+	}
+	return clones(nodes)
+}
+
+// MainRange returns main-chain thoughts numbered from..to inclusive.
+func (c *Chain) MainRange(from, to int) []Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	nodes := c.sortedMainLocked()
+	lo := sort.Search(len(nodes), func(i int) bool { return nodes[i].Data.ThoughtNumber >= from })
+	hi := sort.Search(len(nodes), func(i int) bool { return nodes[i].Data.ThoughtNumber > to })
+	if hi < lo {
+		hi = lo
+	}
+	return clones(nodes[lo:hi])
+}
+
+// MainThought returns main-chain thought n.
+func (c *Chain) MainThought(n int) (Node, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if node := c.main[n]; node != nil {
+		return node.Clone(), true
+	}
+	return Node{}, false
+}
+
+// BranchThought returns thought n of branch b.
+func (c *Chain) BranchThought(b string, n int) (Node, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if br := c.branches[b]; br != nil && br.nodes[n] != nil {
+		return br.nodes[n].Clone(), true
+	}
+	return Node{}, false
+}
+
+// Branch returns the thoughts of branch b sorted by number (nil when the
+// branch does not exist).
+func (c *Chain) Branch(b string) []Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	br := c.branches[b]
+	if br == nil {
+		return nil
+	}
+	if br.dirty {
+		sortNodes(br.sorted)
+		br.dirty = false
+	}
+	return clones(br.sorted)
+}
+
+// Branches summarises the branches in the order they were opened.
+func (c *Chain) Branches() []BranchInfo {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]BranchInfo, 0, len(c.branchOrder))
+	for _, id := range c.branchOrder {
+		br := c.branches[id]
+		info := BranchInfo{ID: id, Fork: br.fork, Count: len(br.nodes)}
+		first := true
+		for n := range br.nodes {
+			if first || n < info.First {
+				info.First = n
+			}
+			if first || n > info.Last {
+				info.Last = n
+			}
+			first = false
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// HasBranch reports whether branch b exists.
+func (c *Chain) HasBranch(b string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.branches[b] != nil
+}
+
+// Nodes returns every node, main chain and branches, sorted by thought
+// number; nodes with equal numbers keep their creation order.
+func (c *Chain) Nodes() []Node {
+	c.mu.RLock()
+	nodes := slices.Clone(c.order)
+	out := clones(nodes)
+	c.mu.RUnlock()
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Data.ThoughtNumber < out[j].Data.ThoughtNumber })
+	return out
+}
+
+// CreationOrder returns every node in the order it was created.
+func (c *Chain) CreationOrder() []Node {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return clones(c.order)
+}
+
+// Len returns the number of main-chain thoughts and of all thoughts.
+func (c *Chain) Len() (mainCount, total int) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.main), len(c.order)
+}
+
+// MaxMain returns the highest main-chain thought number (0 when empty).
+func (c *Chain) MaxMain() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.maxMain
+}
+
+// SetUpdatedAt overrides the session's last-update time (used when loading).
+func (c *Chain) SetUpdatedAt(ts string) {
+	c.mu.Lock()
+	c.sess.UpdatedAt = ts
+	c.mu.Unlock()
+}
+
+// Reload replaces the data of a node already loaded (a journal rewrite
+// record, such as an added critique). Unknown ids are ignored.
+func (c *Chain) Reload(n Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.byID[n.ID]; old != nil {
+		old.Data = n.Clone().Data
+	}
+}
+
+// SetMetadata replaces the session metadata fields a journal records (title,
+// description, tags and timestamps) when loading; counts stay derived from
+// the nodes.
+func (c *Chain) SetMetadata(s Session) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sess.Title, c.sess.Description, c.sess.Tags = s.Title, s.Description, s.Tags
+	c.sess.CreatedAt, c.sess.UpdatedAt, c.sess.LastAccessedAt = s.CreatedAt, s.UpdatedAt, s.LastAccessedAt
+	if c.sess.Tags == nil {
+		c.sess.Tags = []string{}
+	}
+}

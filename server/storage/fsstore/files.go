@@ -1,0 +1,86 @@
+package fsstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+)
+
+// tmpSuffix marks files being written; a file with it is never read and is
+// removed at start-up.
+const tmpSuffix = ".tmp"
+
+// writeAtomic writes v as pretty JSON to path through a temporary file and a
+// rename, so readers see either the old or the new content, never a torn one.
+func writeAtomic(path string, v any) error {
+	data, err := jsonx.Pretty(v)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data)
+}
+
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + tmpSuffix
+	err := os.WriteFile(tmp, data, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		// First file of a branch: create its directory.
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = os.WriteFile(tmp, data, 0o644)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// readJSON decodes the JSON file at path into v.
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// thoughtFile is the file name of thought n: the number padded to three digits.
+func thoughtFile(n int) string { return fmt.Sprintf("%03d.json", n) }
+
+// relPath is the path of a thought file relative to its session directory.
+func relPath(branchID string, n int) string {
+	if branchID == "" {
+		return thoughtFile(n)
+	}
+	return "branches/" + branchID + "/" + thoughtFile(n)
+}
+
+// removeStrayTemps deletes leftover temporary files directly inside dir and
+// returns how many it removed.
+func removeStrayTemps(dir string) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	removed := 0
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), tmpSuffix) {
+			if os.Remove(filepath.Join(dir, e.Name())) == nil {
+				removed++
+			}
+		}
+	}
+	return removed
+}

@@ -1,0 +1,339 @@
+// Package fsstore is the filesystem storage backend. It keeps the original
+// server's layout under the data directory:
+//
+//	config.json
+//	projects/<project>/sessions/<YYYY-MM>/<sessionId>/
+//	    manifest.json        metadata and file lists (a snapshot)
+//	    journal.jsonl        write-ahead log, one line per change
+//	    NNN.json             main-chain thought nodes
+//	    branches/<id>/NNN.json
+//
+// A thought is acknowledged once its journal line is appended (one write to
+// an open-for-append file, a few microseconds); the thought files, with their
+// next links, and the manifest are written in the background through
+// temporary files and renames, and at Flush and Close. After a crash the
+// journal restores every acknowledged thought, in creation order, and the
+// files it had not written yet.
+package fsstore
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// Store is the filesystem backend.
+type Store struct {
+	base        string
+	sessionsDir string
+	reg         *storage.Registry
+	now         func() time.Time
+	log         *slog.Logger
+	flushEvery  time.Duration
+
+	mu       sync.Mutex
+	files    map[string]*sessionFiles
+	damaged  map[string]string
+	closed   bool
+	wakeup   chan struct{}
+	stop     chan struct{}
+	stopped  chan struct{}
+	removedT int
+	repaired int
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock sets the source of timestamps (for tests).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithLogger sets where start-up reports and write failures go.
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// WithFlushInterval sets how long the background writer waits after a change
+// before writing files, so that quick successive changes to a file are
+// written once (default 50 ms; zero or less disables the background writer,
+// leaving Flush and Close).
+func WithFlushInterval(d time.Duration) Option { return func(s *Store) { s.flushEvery = d } }
+
+// Config is the persisted config.json at the root of the data directory.
+type Config struct {
+	InstallID                   string `json:"installId"`
+	DataDir                     string `json:"dataDir"`
+	DisableThoughtLogging       bool   `json:"disableThoughtLogging"`
+	SessionPartitionGranularity string `json:"sessionPartitionGranularity"`
+	CreatedAt                   string `json:"createdAt"`
+}
+
+// Open prepares the data directory base for project and loads every session
+// of the project. Damaged sessions are reported through the logger and by
+// Damaged; stray temporary files are removed.
+func Open(base, project string, opts ...Option) (*Store, error) {
+	abs, err := filepath.Abs(base)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{base: abs, reg: storage.NewRegistry(), now: time.Now, log: slog.Default(), flushEvery: 50 * time.Millisecond,
+		files: map[string]*sessionFiles{}, damaged: map[string]string{}, wakeup: make(chan struct{}, 1)}
+	for _, o := range opts {
+		o(s)
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	s.migrateLegacyLayout()
+	s.sessionsDir = filepath.Join(abs, "projects", project, "sessions")
+	if err := os.MkdirAll(s.sessionsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create sessions dir: %w", err)
+	}
+	if err := s.ensureConfig(); err != nil {
+		return nil, err
+	}
+	if err := s.loadAll(); err != nil {
+		return nil, err
+	}
+	if s.flushEvery > 0 {
+		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
+		go s.writeLoop()
+	} else if err := s.flushAll(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// migrateLegacyLayout moves a pre-project <base>/sessions tree into
+// projects/_default/sessions, as the original server does.
+func (s *Store) migrateLegacyLayout() {
+	legacy := filepath.Join(s.base, "sessions")
+	target := filepath.Join(s.base, "projects", "_default", "sessions")
+	if _, err := os.Stat(legacy); err != nil {
+		return
+	}
+	if _, err := os.Stat(target); err == nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+		if err := os.Rename(legacy, target); err == nil {
+			s.log.Info("migrated legacy sessions to projects/_default/sessions")
+		}
+	}
+}
+
+func (s *Store) ensureConfig() error {
+	path := filepath.Join(s.base, "config.json")
+	var cfg Config
+	err := readJSON(path, &cfg)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("config %s is not valid JSON (fix or remove it): %w", path, err)
+	}
+	cfg = Config{InstallID: uuid.NewString(), DataDir: s.base, SessionPartitionGranularity: "monthly",
+		CreatedAt: storage.FormatTime(s.now())}
+	return writeAtomic(path, cfg)
+}
+
+// Base returns the absolute data directory.
+func (s *Store) Base() string { return s.base }
+
+// SessionsDir returns the directory holding the project's sessions.
+func (s *Store) SessionsDir() string { return s.sessionsDir }
+
+// Create starts a new session and writes its directory and manifest.
+func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
+	now := s.now()
+	ts := storage.FormatTime(now)
+	id := uuid.NewString()
+	partition := now.Local().Format("2006-01")
+	dir := filepath.Join(s.sessionsDir, partition, id)
+	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o755); err != nil {
+		return nil, err
+	}
+	tags := p.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	sess := storage.Session{ID: id, Title: p.Title, Tags: tags, PartitionPath: partition,
+		CreatedAt: ts, UpdatedAt: ts, LastAccessedAt: ts}
+	sf := newSessionFiles(id, dir, partition, s.wake)
+	sf.mu.Lock()
+	sf.setMeta(&sess)
+	err := sf.journal(record{Op: opSession, Session: &sess})
+	sf.manifestDirty = true
+	sf.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := sf.materialize(); err != nil {
+		return nil, err
+	}
+	c := storage.NewChain(sess, sf, s.now)
+	s.mu.Lock()
+	s.files[id] = sf
+	s.mu.Unlock()
+	s.reg.Add(c)
+	return c, nil
+}
+
+// Get returns a session by id.
+func (s *Store) Get(id string) (*storage.Chain, error) { return s.reg.Get(id) }
+
+// List returns matching sessions, most recently updated first.
+func (s *Store) List(f storage.Filter) []storage.Session { return s.reg.List(f) }
+
+// Integrity checks the session's manifest and thought files.
+func (s *Store) Integrity(id string) storage.Integrity {
+	s.mu.Lock()
+	sf := s.files[id]
+	reason, damaged := s.damaged[id]
+	s.mu.Unlock()
+	if sf != nil {
+		return s.checkAndRepair(sf)
+	}
+	if damaged {
+		res := storage.MissingIntegrity(id)
+		res.SessionExists = true
+		res.Errors = []string{reason}
+		return res
+	}
+	return storage.MissingIntegrity(id)
+}
+
+// Damaged lists the sessions found at start-up that could not be loaded.
+func (s *Store) Damaged() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.damaged))
+	for k, v := range s.damaged {
+		out[k] = v
+	}
+	return out
+}
+
+// SessionDir returns the directory of a loaded session.
+func (s *Store) SessionDir(id string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sf := s.files[id]; sf != nil {
+		return sf.dir, true
+	}
+	return "", false
+}
+
+// checkAndRepair writes everything pending, rewrites thought files that went
+// missing while the server ran (memory holds their content) and reports what
+// is still wrong.
+func (s *Store) checkAndRepair(sf *sessionFiles) storage.Integrity {
+	_ = sf.materialize()
+	res := sf.check()
+	if res.Valid || len(res.MissingThoughtFiles)+len(res.MissingBranchFiles) == 0 {
+		return res
+	}
+	c, err := s.reg.Get(sf.id)
+	if err != nil {
+		return res
+	}
+	for _, n := range c.CreationOrder() {
+		if _, err := os.Stat(filepath.Join(sf.dir, nodeRelPath(&n))); err != nil {
+			sf.queue(n)
+		}
+	}
+	if err := sf.materialize(); err == nil {
+		s.log.Warn("rewrote missing thought files from memory", "session", sf.id)
+	}
+	return sf.check()
+}
+
+// Flush writes the session's pending files and manifest.
+func (s *Store) Flush(id string) error {
+	s.mu.Lock()
+	sf := s.files[id]
+	s.mu.Unlock()
+	if sf == nil {
+		return nil
+	}
+	return sf.materialize()
+}
+
+// wake tells the background writer there is work.
+func (s *Store) wake() {
+	select {
+	case s.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// Kind returns "fs".
+func (s *Store) Kind() string { return "fs" }
+
+func (s *Store) flushAll() error {
+	s.mu.Lock()
+	all := make([]*sessionFiles, 0, len(s.files))
+	for _, sf := range s.files {
+		all = append(all, sf)
+	}
+	s.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
+	var errs []error
+	for _, sf := range all {
+		if !sf.hasWork() {
+			continue
+		}
+		if err := sf.materialize(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeLoop writes pending files in the background. After a wake-up it waits
+// flushEvery so that a file changed several times in quick succession (a
+// thought, then its next link) is written once.
+func (s *Store) writeLoop() {
+	defer close(s.stopped)
+	retry := time.NewTicker(5 * time.Second)
+	defer retry.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.wakeup:
+		case <-retry.C:
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-time.After(s.flushEvery):
+		}
+		if err := s.flushAll(); err != nil {
+			s.log.Warn("writing session files failed; the journal keeps the data, retrying", "err", err)
+		}
+	}
+}
+
+// Close stops the background writer and writes everything pending.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	if s.stop != nil {
+		close(s.stop)
+		<-s.stopped
+	}
+	return s.flushAll()
+}
