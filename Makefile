@@ -9,7 +9,7 @@ CONFORMANCE := $(TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/inde
 CONFORMANCE_PORT ?= 17931
 CONFORMANCE_SCENARIOS := server-initialize ping tools-list logging-set-level dns-rebinding-protection
 
-.PHONY: all build run test vet unit conformance bench clean
+.PHONY: all build run serve test vet unit conformance bench clean
 
 all: build
 
@@ -17,8 +17,17 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
-## run: start the reference server over HTTP on 127.0.0.1:1731 with filesystem storage in ~/.thoughtbox
+RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
+
+## run: the full benchmark against the embedded reference server, in every transport x storage cell; results in out/
 run: build
+	@status=0; for t in http stdio; do for s in fs memory; do \
+	  echo; echo "=== embedded reference server, transport $$t, storage $$s"; \
+	  ./$(BIN)/tbbench conform --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s || status=1; \
+	done; done; echo; echo "results: out/$(RUN_ID)-*"; exit $$status
+
+## serve: start the reference server over HTTP on 127.0.0.1:1731 with filesystem storage in ~/.thoughtbox
+serve: build
 	./$(BIN)/thoughtbox
 
 ## test: vet, all Go tests with the race detector, and the official MCP conformance scenarios

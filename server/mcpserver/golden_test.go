@@ -1,8 +1,8 @@
 package mcpserver_test
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +13,20 @@ import (
 	"github.com/thoughtbox-bench/tbbench/fixtures"
 )
 
+// player plays fixtures through a test client.
+type player struct{ m *mcpClient }
+
+func (p player) Gateway(_ context.Context, op string, args json.RawMessage) (fixtures.Answer, error) {
+	var a any
+	if args != nil {
+		a = args
+	}
+	r := p.m.gateway(op, a)
+	return fixtures.Answer{IsError: r.IsError, Text: r.Text, Blocks: r.Blocks}, nil
+}
+
+func (p player) Export(_ context.Context, path, _ string) ([]byte, error) { return os.ReadFile(path) }
+
 // runFixture plays one golden sequence in a fresh MCP session and fails the
 // test on every difference, intent-only paths included (the reference server
 // must meet the intent).
@@ -22,46 +36,14 @@ func runFixture(t *testing.T, m *mcpClient, f fixtures.Fixture) fixtures.Binding
 	m.t = t
 	defer func() { m.t = parent }()
 	m.ready()
-	nonce := uuid.NewString()[:8]
-	b := fixtures.Bindings{}
-	for i, step := range f.Steps {
-		label := step.Label
-		if label == "" {
-			label = fmt.Sprintf("step%d:%s", i+1, step.Operation)
-			if step.Export != "" {
-				label = fmt.Sprintf("step%d:export", i+1)
-			}
-		}
-		var got result
-		if step.Export != "" {
-			path := b[step.Export]
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%s: reading export %q: %v", label, path, err)
-			}
-			got = result{Text: string(data)}
-		} else {
-			var args any
-			if len(step.Args) > 0 {
-				if err := json.Unmarshal(fixtures.Expand(step.Args, nonce, b), &args); err != nil {
-					t.Fatalf("%s: bad args: %v", label, err)
-				}
-			}
-			got = m.gateway(step.Operation, args)
-		}
-		if got.IsError != step.Expect.IsError {
-			t.Fatalf("%s: isError = %v, want %v\n%s", label, got.IsError, step.Expect.IsError, got.Text)
-		}
-		if step.Expect.Blocks != nil && strings.Join(got.Blocks, ",") != strings.Join(step.Expect.Blocks, ",") {
-			t.Errorf("%s: blocks = %q, want %q", label, got.Blocks, step.Expect.Blocks)
-		}
-		if len(step.Expect.JSON) > 0 {
-			for _, mm := range fixtures.MatchJSON(label, fixtures.WithNonce(step.Expect.JSON, nonce), json.RawMessage(got.Text), b) {
-				t.Errorf("%s", mm)
-			}
-		}
+	res, err := fixtures.Play(context.Background(), f, player{m}, uuid.NewString()[:8])
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b
+	for _, mm := range append(res.Core, res.Intent...) {
+		t.Errorf("%s", mm)
+	}
+	return res.Bindings
 }
 
 func TestGoldenSequences(t *testing.T) {

@@ -36,6 +36,7 @@ func (s *Server) Handler() http.Handler {
 			mcpsrv.WithSessionIdManager(s.ids),
 			mcpsrv.WithDisableLocalhostProtection(true),
 			mcpsrv.WithStreamableHTTPProtocolVersions(legacyVersions...),
+			mcpsrv.WithStreamableHTTPLogger(s.log),
 		)
 	})
 	mux := http.NewServeMux()
@@ -157,6 +158,14 @@ func writeRPCError(w http.ResponseWriter, status, code int, msg string) {
 	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": code, "message": msg}, "id": nil})
 }
 
+// CloseSessions ends every MCP session of the HTTP transport, which also
+// ends their GET streams; call it before shutting an http.Server down.
+func (s *Server) CloseSessions(ctx context.Context) {
+	if s.http != nil {
+		s.http.CloseSessions(ctx)
+	}
+}
+
 // ListenAndServe serves HTTP on the configured host and port until ctx ends,
 // then shuts down gracefully: it stops accepting requests, lets those in
 // flight finish, closes MCP sessions and flushes the store. ready, if not
@@ -179,7 +188,7 @@ func (s *Server) ListenAndServe(ctx context.Context, ready func(addr net.Addr)) 
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s.http.CloseSessions(shutdownCtx)
+	s.CloseSessions(shutdownCtx)
 	err = srv.Shutdown(shutdownCtx)
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

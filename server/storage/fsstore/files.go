@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 )
@@ -26,15 +28,22 @@ func writeAtomic(path string, v any) error {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	tmp := path + tmpSuffix
-	err := os.WriteFile(tmp, data, 0o644)
+	pattern := filepath.Base(path) + "." + strconv.Itoa(os.Getpid()) + "-*" + tmpSuffix
+	f, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if errors.Is(err, os.ErrNotExist) {
 		// First file of a branch: create its directory.
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			err = os.WriteFile(tmp, data, 0o644)
+			f, err = os.CreateTemp(filepath.Dir(path), pattern)
 		}
 	}
 	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o644)); err != nil {
+		_ = os.Remove(tmp)
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -68,7 +77,10 @@ func relPath(branchID string, n int) string {
 }
 
 // removeStrayTemps deletes leftover temporary files directly inside dir and
-// returns how many it removed.
+// returns how many it removed. Temporary names carry the writer's process id
+// ("001.json.<pid>-<random>.tmp"); files of a process that is still running
+// are in flight, not strays, because several servers may share a data
+// directory (stdio clients often start one each).
 func removeStrayTemps(dir string) int {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -76,11 +88,29 @@ func removeStrayTemps(dir string) int {
 	}
 	removed := 0
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), tmpSuffix) {
-			if os.Remove(filepath.Join(dir, e.Name())) == nil {
-				removed++
-			}
+		if e.IsDir() || !strings.HasSuffix(e.Name(), tmpSuffix) || writerAlive(e.Name()) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed++
 		}
 	}
 	return removed
+}
+
+// writerAlive reports whether the temporary file's name names another
+// process that is still running.
+func writerAlive(name string) bool {
+	rest := strings.TrimSuffix(name, tmpSuffix)
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return false
+	}
+	pidText, _, ok := strings.Cut(rest[i+1:], "-")
+	pid, err := strconv.Atoi(pidText)
+	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -1,0 +1,258 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/thoughtbox-bench/tbbench/features"
+	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
+)
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// Exit statuses of tbbench conform.
+const (
+	exitPass        = 0
+	exitFail        = 1
+	exitUnreachable = 2
+)
+
+func runConform(args []string) int {
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	var (
+		url         = fs.String("url", "", "test a running Streamable HTTP server at `URL` (e.g. http://127.0.0.1:1731/mcp)")
+		command     = fs.String("command", "", "start the server with `CMD` (words split on spaces, quote with ' or \"); {port} becomes a free port")
+		transport   = fs.String("transport", "", "`http` or `stdio`: of the embedded server (default http) or of --command (default stdio)")
+		storage     = fs.String("storage", "fs", "`fs` or `memory`: storage of the embedded server")
+		dataDir     = fs.String("data-dir", "", "data directory of the embedded server (default: a fresh temporary one)")
+		exportDir   = fs.String("export-dir", "", "where a --url or --command server writes its exports, if it is on this machine (checked by @intent scenarios; default: THOUGHTBOX_EXPORT_DIR or THOUGHTBOX_DATA_DIR/exports from --env)")
+		require     = fs.String("require", "", "comma-separated `levels` that must pass (default core,intent for the embedded server, core otherwise)")
+		out         = fs.String("out", "out", "`directory` for the run's output directory")
+		runID       = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage)")
+		concurrency = fs.Int("concurrency", 4, "scenarios run at once")
+		tags        = fs.String("tags", "", "godog tag `expression` selecting scenarios, e.g. \"@ledger && ~@quirk\"")
+		progress    = fs.String("progress", "auto", "`auto`, bar or lines")
+		env         multi
+	)
+	fs.Var(&env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: tbbench conform [flags]
+
+Runs every scenario of the embedded feature files against one target and
+writes, under <out>/<run-id>/: conformance.json and .md, junit.xml,
+cucumber.json, scorecard.json and .md, and one JSONL transcript per scenario.
+Target: the embedded reference server (default), --url, or --command.
+
+Exit status: 0 when every scenario of the required levels passed, 1 when some
+failed, 2 when the target could not be started or reached.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		return exitUnreachable
+	}
+	opts := target.Options{Kind: target.Embedded, Transport: *transport, Storage: *storage, DataDir: *dataDir, Env: env, ExportDir: *exportDir}
+	switch {
+	case *url != "" && *command == "":
+		opts.Kind, opts.URL = target.URL, *url
+	case *command != "":
+		opts.Kind, opts.Command, opts.URL = target.Command, *command, *url
+		if opts.Transport == "" {
+			opts.Transport = "stdio"
+		}
+		opts.Storage = ""
+	}
+	if opts.Transport == "" {
+		opts.Transport = "http"
+	}
+	if opts.Transport != "http" && opts.Transport != "stdio" {
+		fmt.Fprintf(os.Stderr, "tbbench: --transport must be http or stdio, not %q\n", opts.Transport)
+		return exitUnreachable
+	}
+	required := []string{"core"}
+	if opts.Kind == target.Embedded {
+		required = []string{"core", "intent"}
+	}
+	if *require != "" {
+		required = strings.Split(*require, ",")
+	}
+	if *runID == "" {
+		*runID = time.Now().UTC().Format("20060102-150405") + "-" + opts.Transport
+		if opts.Kind == target.Embedded {
+			*runID += "-" + opts.Storage
+		} else {
+			*runID += "-" + opts.Kind
+		}
+	}
+	dir := filepath.Join(*out, *runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitUnreachable
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	tg, err := target.Start(ctx, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		fmt.Println("0 passed, 0 failed")
+		return exitUnreachable
+	}
+	defer tg.Close()
+	info := tg.Info()
+	fmt.Fprintf(os.Stderr, "tbbench conform: %s (%s", info.Address, info.Transport)
+	if info.Storage != "" {
+		fmt.Fprintf(os.Stderr, ", %s storage", info.Storage)
+	}
+	fmt.Fprintf(os.Stderr, "), required levels %s, output %s\n", strings.Join(required, ","), dir)
+
+	rep, err := conform.Run(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
+		Tags: *tags, Progress: newProgress(*progress, conform.CountScenarios(features.FS))})
+	finishProgress()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		fmt.Println("0 passed, 0 failed")
+		if errors.Is(err, target.ErrUnreachable) {
+			return exitUnreachable
+		}
+		return exitFail
+	}
+	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
+	card.Finish()
+	var errs []error
+	for _, write := range []func() (string, error){
+		func() (string, error) { return rep.WriteJSON(dir) },
+		func() (string, error) { return rep.WriteMarkdown(dir) },
+		func() (string, error) { return writeScorecard(card, dir) },
+	} {
+		if _, err := write(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench: writing results:", err)
+	}
+	passed, failed, na := rep.Tally()
+	fmt.Printf("\n%-8s %7s %7s %s\n", "level", "passed", "failed", "")
+	for _, l := range rep.Levels {
+		role := "informational"
+		if l.Required {
+			role = "required"
+		}
+		fmt.Printf("%-8s %7d %7d %s\n", l.Level, l.Passed, l.Failed, role)
+	}
+	for _, s := range rep.Scenarios {
+		if s.Status == conform.Failed && s.Level != "quirk" {
+			fmt.Printf("FAILED @%s %s / %s\n  %s\n  transcript: %s\n", s.Level, s.Feature, s.Name,
+				firstLine(s.Failure), s.Transcript)
+		}
+	}
+	if na > 0 {
+		fmt.Printf("%d scenarios not applicable to this target\n", na)
+	}
+	fmt.Printf("verdict %s, correctness %s, %d scenarios in %.1f s; results in %s\n", card.Verdict,
+		score(card), passed+failed+na, time.Since(start).Seconds(), dir)
+	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	if err != nil || !rep.RequiredPassed() {
+		return exitFail
+	}
+	return exitPass
+}
+
+func score(c scorecards.Scorecard) string {
+	if a, ok := c.Axis(scorecards.AxisCorrectness); ok && a.Score != nil {
+		return fmt.Sprintf("%.1f%%", *a.Score*100)
+	}
+	return "not measured"
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func writeScorecard(c scorecards.Scorecard, dir string) (string, error) {
+	b, err := c.JSON()
+	if err != nil {
+		return "", err
+	}
+	if err := scorecards.Validate(b); err != nil {
+		return "", fmt.Errorf("scorecard does not match its schema: %w", err)
+	}
+	path := filepath.Join(dir, "scorecard.json")
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(filepath.Join(dir, "scorecard.md"), []byte(c.Markdown()), 0o644)
+}
+
+var (
+	bars *mpb.Progress
+	bar  *mpb.Bar
+)
+
+// newProgress reports finished scenarios: a bar on a terminal, else one
+// line each.
+func newProgress(mode string, total int) func(conform.ScenarioResult) {
+	fi, err := os.Stderr.Stat()
+	terminal := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if mode == "bar" || (mode == "auto" && terminal) {
+		bars = mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(40))
+		bar = bars.AddBar(int64(total),
+			mpb.PrependDecorators(decor.Name("scenarios "), decor.CountersNoUnit("%d/%d")),
+			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO)))
+		return func(r conform.ScenarioResult) {
+			if r.Status == conform.Failed && r.Level != "quirk" {
+				_, _ = fmt.Fprintf(bars, "FAIL @%s %s\n", r.Level, r.Name)
+			}
+			bar.Increment()
+		}
+	}
+	return func(r conform.ScenarioResult) {
+		fmt.Fprintf(os.Stderr, "%-14s @%-6s @%-11s %s (%.0f ms)\n", statusLabel(r), r.Level, r.Suite, r.Name, r.DurationMS)
+	}
+}
+
+// statusLabel names a result; a @quirk scenario describes a defect of the
+// original, so "failed" there means the quirk is absent.
+func statusLabel(r conform.ScenarioResult) string {
+	if r.Level == "quirk" && r.Status != conform.NotApplicable {
+		if r.Status == conform.Passed {
+			return "QUIRK-PRESENT"
+		}
+		return "QUIRK-ABSENT"
+	}
+	return strings.ToUpper(r.Status)
+}
+
+func finishProgress() {
+	if bars != nil {
+		bar.SetTotal(-1, true)
+		bars.Wait()
+	}
+}

@@ -1,0 +1,51 @@
+// Command tbbench tests and measures Thoughtbox-style MCP servers. "tbbench
+// conform" runs the behavioural specifications and golden fixtures against
+// the embedded reference server, a server at a URL, or a server command, and
+// writes transcripts, reports and a scorecard.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+func main() {
+	target.ServeIfRequested()
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage()
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	switch args[0] {
+	case "conform":
+		return runConform(args[1:])
+	case "version":
+		fmt.Println("tbbench", version)
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "tbbench: unknown command %q\n\n", args[0])
+	usage()
+	return 2
+}
+
+// version is the harness version recorded in scorecards.
+const version = "0.1.0"
+
+func usage() {
+	fmt.Fprint(os.Stderr, `tbbench - conformance and benchmarks for Thoughtbox-style MCP servers
+
+Usage:
+  tbbench conform [flags]   run the behavioural specs and golden fixtures, write a scorecard
+  tbbench version           print the harness version
+
+Run "tbbench conform --help" for its flags.
+`)
+}

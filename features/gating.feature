@@ -1,0 +1,128 @@
+# Suite A of the benchmarking briefing: stage gating and advancement.
+Feature: Stage gating of the thoughtbox_gateway tool
+  Every MCP connection starts at stage entry. start_new and load_context move
+  it to init_complete, cipher to cipher_loaded; only successful calls advance,
+  and an operation called too early answers with a structured error.
+
+  @core @gating
+  Scenario Outline: <operation> before its stage is reached
+    Given a fresh MCP session
+    When I call "<operation>" with:
+      """
+      {}
+      """
+    Then the call fails with a stage error: current stage "entry", required stage "<required>"
+    And the suggestion is "<suggestion>"
+
+    Examples:
+      | operation     | required      | suggestion                                                     |
+      | thought       | cipher_loaded | Call gateway with operation 'cipher' first.                    |
+      | read_thoughts | cipher_loaded | Call gateway with operation 'cipher' first.                    |
+      | get_structure | cipher_loaded | Call gateway with operation 'cipher' first.                    |
+      | notebook      | cipher_loaded | Call gateway with operation 'cipher' first.                    |
+      | mental_models | cipher_loaded | Call gateway with operation 'cipher' first.                    |
+      | knowledge     | cipher_loaded | Call gateway with operation 'cipher' first.                    |
+      | cipher        | init_complete | Call gateway with operation 'start_new' or 'load_context' first. |
+      | session       | init_complete | Call gateway with operation 'start_new' or 'load_context' first. |
+      | deep_analysis | init_complete | Call gateway with operation 'start_new' or 'load_context' first. |
+
+  @core @gating
+  Scenario: start_new then cipher unlock the reasoning operations
+    Given a fresh MCP session
+    When I call "start_new" with:
+      """
+      {"newWork": {"project": "gating-{{nonce}}"}}
+      """
+    Then the call succeeds
+    When I call "thought" with:
+      """
+      {"thought": "too early", "nextThoughtNeeded": true}
+      """
+    Then the call fails with a stage error: current stage "init_complete", required stage "cipher_loaded"
+    When I call "cipher"
+    Then the call succeeds
+    When I record 1 thought
+    Then the thought numbers were 1
+
+  @core @gating
+  Scenario: a failed start_new does not advance the stage
+    Given a fresh MCP session
+    When I call "start_new" with:
+      """
+      {}
+      """
+    Then the call fails
+    When I call "cipher"
+    Then the call fails with a stage error: current stage "entry", required stage "init_complete"
+
+  @core @gating
+  Scenario: a failed load_context does not advance the stage
+    Given a fresh MCP session
+    When I call "load_context" with:
+      """
+      {"sessionId": "no-such-session-{{nonce}}"}
+      """
+    Then the call fails
+    When I call "cipher"
+    Then the call fails with a stage error: current stage "entry", required stage "init_complete"
+
+  @core @gating
+  Scenario: entry operations never advance the stage
+    Given a fresh MCP session
+    When I call "get_state"
+    Then the call succeeds
+    When I call "list_sessions"
+    Then the call succeeds
+    When I call "cipher"
+    Then the call fails with a stage error: current stage "entry", required stage "init_complete"
+
+  @core @gating
+  Scenario: operations can be repeated after their stage is reached
+    Given a reasoning session at stage cipher_loaded
+    When I call "cipher"
+    Then the call succeeds
+    When I call "start_new" with:
+      """
+      {"newWork": {"project": "again-{{nonce}}"}}
+      """
+    Then the call succeeds
+    When I record 1 thought
+    Then the call succeeds
+
+  @core @gating
+  Scenario: get_state reports the connection stage of the init flow
+    Given a fresh MCP session
+    When I call "get_state"
+    Then the answer text starts with "Connection stage: stage_1"
+    When I call "start_new" with:
+      """
+      {"newWork": {"project": "state-{{nonce}}", "task": "t1"}}
+      """
+    And I call "get_state"
+    Then the answer text starts with "Connection stage: stage_3"
+    And the answer text contains "Project: state-{{nonce}}"
+
+  @core @gating
+  Scenario: two MCP sessions keep their own stage and reasoning session
+    Given a reasoning session at stage cipher_loaded
+    When I record 2 thoughts
+    And MCP session "B" opens
+    And session "B" calls "thought" with:
+      """
+      {"thought": "from B", "nextThoughtNeeded": true}
+      """
+    Then the call fails with a stage error: current stage "entry", required stage "cipher_loaded"
+    When session "B" reaches stage cipher_loaded
+    And session "B" calls "read_thoughts"
+    Then the call fails with the error "No active reasoning session"
+    When session "B" calls "thought" with:
+      """
+      {"thought": "B's first {{nonce}}", "nextThoughtNeeded": true}
+      """
+    Then the answer matches:
+      """
+      {"thoughtNumber": 1, "sessionId": "{{sidB}}"}
+      """
+    And "{{sidB}}" differs from "{{sid}}"
+    When session "default" calls "read_thoughts"
+    Then I get thoughts 1, 2

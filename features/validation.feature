@@ -1,0 +1,134 @@
+# Validation rules of the thought operation. The original's messages are the
+# contract where it validates at all; the reference server also enforces the
+# data model (positive whole numbers, branch id pattern, existing references).
+Feature: Validation of thought arguments
+
+  Background:
+    Given a reasoning session at stage cipher_loaded
+
+  @core @validation
+  Scenario: a thought call without args is refused in plain text
+    When I call "thought"
+    Then the call fails with the text "Thought operation requires args with thought parameters"
+
+  @core @validation
+  Scenario Outline: missing required parameters are listed with what was received
+    When I call "thought" with:
+      """
+      <args>
+      """
+    Then the call fails with the error "Missing required parameters"
+    And the answer lists required "thought, nextThoughtNeeded" and received "<received>"
+
+    Examples:
+      | args                                          | received                         |
+      | {}                                            |                                  |
+      | {"nextThoughtNeeded": true, "thoughtNumber": 1} | nextThoughtNeeded, thoughtNumber |
+      | {"thought": "", "nextThoughtNeeded": true}    | thought, nextThoughtNeeded       |
+      | {"thought": "x"}                              | thought                          |
+
+  @core @validation
+  Scenario Outline: arguments of the wrong type are refused with a clear message
+    When I call "thought" with:
+      """
+      <args>
+      """
+    Then the call fails with the error "<message>" and status "failed"
+
+    Examples:
+      | args                                                            | message                                                |
+      | {"thought": 42, "nextThoughtNeeded": true}                      | Invalid thought: must be a string                      |
+      | {"thought": "x", "nextThoughtNeeded": "yes"}                    | Invalid nextThoughtNeeded: must be a boolean           |
+      | {"thought": "x", "nextThoughtNeeded": null}                     | Invalid nextThoughtNeeded: must be a boolean           |
+      | {"thought": "x", "nextThoughtNeeded": true, "thoughtNumber": "3"} | Invalid thoughtNumber: when provided, must be a number |
+      | {"thought": "x", "nextThoughtNeeded": true, "totalThoughts": "3"} | Invalid totalThoughts: when provided, must be a number |
+
+  @core @validation
+  Scenario: a branch id needs the thought it forks from
+    When I call "thought" with:
+      """
+      {"thought": "x", "nextThoughtNeeded": true, "branchId": "b1"}
+      """
+    Then the call fails with an error starting "branchId requires branchFromThought" and status "failed"
+
+  @core @validation
+  Scenario: a refused thought changes nothing
+    When I call "thought" with:
+      """
+      {"thought": 42, "nextThoughtNeeded": true}
+      """
+    And I call "read_thoughts"
+    Then the call fails with the error "No active reasoning session"
+
+  @intent @validation
+  Scenario Outline: thought numbers are positive whole numbers
+    When I call "thought" with:
+      """
+      {"thought": "x", "nextThoughtNeeded": true, "thoughtNumber": <number>}
+      """
+    Then the call fails with the error "Invalid thoughtNumber: must be a positive integer, got <number>" and status "failed"
+
+    Examples:
+      | number |
+      | 0      |
+      | -1     |
+      | 2.5    |
+
+  @intent @validation
+  Scenario Outline: branch ids are lowercase letters, digits and hyphens, never paths
+    When I record 1 thought
+    And I call "thought" with:
+      """
+      {"thought": "x", "nextThoughtNeeded": true, "branchFromThought": 1, "branchId": "<id>"}
+      """
+    Then the call fails with an error starting "Invalid branchId" and status "failed"
+
+    Examples:
+      | id       |
+      | x/y      |
+      | ../esc   |
+      | Upper    |
+      | has space |
+
+  @intent @validation
+  Scenario: a branch must fork from an existing main-chain thought
+    When I record 2 thoughts
+    And I call "thought" with:
+      """
+      {"thought": "x", "nextThoughtNeeded": true, "branchFromThought": 7, "branchId": "alt"}
+      """
+    Then the call fails with an error starting "branchFromThought 7 does not name an existing main-chain thought" and status "failed"
+
+  @intent @validation
+  Scenario: a revision must name an existing thought, so it can not revise itself
+    When I record 2 thoughts
+    And I call "thought" with:
+      """
+      {"thought": "x", "nextThoughtNeeded": true, "thoughtNumber": 3, "isRevision": true, "revisesThought": 3}
+      """
+    Then the call fails with an error starting "revisesThought 3 does not name an existing" and status "failed"
+    When I call "thought" with:
+      """
+      {"thought": "x", "nextThoughtNeeded": true, "isRevision": true, "revisesThought": 9}
+      """
+    Then the call fails with an error starting "revisesThought 9 does not name an existing" and status "failed"
+
+  @quirk @validation
+  Scenario: the original accepts a thought numbered zero
+    When I call "thought" with:
+      """
+      {"thought": "zero {{nonce}}", "nextThoughtNeeded": true, "thoughtNumber": 0}
+      """
+    Then the call succeeds
+
+  @quirk @validation
+  Scenario: the original reads verbose "true" as not verbose
+    When I call "thought" with:
+      """
+      {"thought": "vs {{nonce}}", "nextThoughtNeeded": true, "verbose": "true"}
+      """
+    Then the call succeeds
+    And the answer matches:
+      """
+      {"thoughtNumber": 1, "sessionId": "{{*}}"}
+      """

@@ -1,0 +1,70 @@
+package conform_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+func TestMain(m *testing.M) {
+	// Stdio targets of the embedded server re-execute this test binary.
+	target.ServeIfRequested()
+	os.Exit(m.Run())
+}
+
+func runAgainst(t *testing.T, o target.Options) conform.Report {
+	t.Helper()
+	tg, err := target.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestReferencePassesCoreAndIntent runs every scenario against the embedded
+// reference server in the four transport × storage cells: every @core and
+// @intent scenario must pass.
+func TestReferencePassesCoreAndIntent(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		for _, storage := range []string{"memory", "fs"} {
+			t.Run(transport+"-"+storage, func(t *testing.T) {
+				rep := runAgainst(t, target.Options{Kind: target.Embedded, Transport: transport, Storage: storage})
+				requirePass(t, rep)
+				if passed, _, _ := rep.Tally(); passed < 40 {
+					t.Errorf("only %d scenarios passed", passed)
+				}
+				if !rep.RequiredPassed() {
+					t.Errorf("required levels did not pass: %+v", rep.Levels)
+				}
+				if rep.Target.ServerName != "thoughtbox-server" {
+					t.Errorf("server name %q", rep.Target.ServerName)
+				}
+				if rep.Counts.Methods["tools/call"] == 0 || rep.Counts.Operations["thoughtbox_gateway/thought"] == 0 {
+					t.Errorf("request counts %+v", rep.Counts)
+				}
+			})
+		}
+	}
+}
+
+// TestRunNeedsScenarios refuses a tag filter that selects nothing.
+func TestRunNeedsScenarios(t *testing.T) {
+	tg, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Storage: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, err = conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Tags: "@no-such-tag"})
+	if err == nil || errors.Is(err, target.ErrUnreachable) {
+		t.Fatalf("run with an empty selection: %v", err)
+	}
+}

@@ -1,0 +1,65 @@
+package conform_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
+)
+
+// TestEveryInjectedFaultIsCaught runs the whole suite through the broken
+// server once per fault: each fault must make at least one required
+// scenario fail, and the proxy without a fault must pass everything (so it
+// is the fault, not the proxy, that the suite catches).
+func TestEveryInjectedFaultIsCaught(t *testing.T) {
+	ref, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Transport: "http", Storage: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	for _, fault := range append([]brokenserver.Fault{brokenserver.None}, brokenserver.All...) {
+		name := string(fault)
+		if fault == brokenserver.None {
+			name = "no-fault"
+		}
+		t.Run(name, func(t *testing.T) {
+			proxy, err := brokenserver.New(ref.HTTPURL(), fault, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(proxy)
+			defer srv.Close()
+			tg, err := target.Start(context.Background(), target.Options{Kind: target.URL, URL: srv.URL + "/mcp",
+				ExportDir: filepath.Join(ref.Info().DataDir, "exports")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var caught []string
+			for _, s := range rep.Scenarios {
+				if s.Status == conform.Failed && s.Level != "quirk" {
+					caught = append(caught, "@"+s.Level+" "+s.Name)
+				}
+			}
+			if fault == brokenserver.None {
+				if len(caught) > 0 {
+					t.Fatalf("the proxy without a fault fails scenarios:\n%s", strings.Join(caught, "\n"))
+				}
+				return
+			}
+			if len(caught) == 0 || rep.RequiredPassed() {
+				t.Fatalf("fault %s was not caught by any scenario", fault)
+			}
+			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
+		})
+	}
+}

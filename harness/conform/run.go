@@ -1,0 +1,225 @@
+package conform
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/thoughtbox-bench/tbbench/features"
+	"github.com/thoughtbox-bench/tbbench/harness/steps"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// Options configure a conformance run.
+type Options struct {
+	Target *target.Target
+	// OutDir receives transcripts/, cucumber.json and junit.xml.
+	OutDir string
+	// Required are the levels the target must pass ("core", "intent").
+	Required []string
+	// Concurrency is how many scenarios run at once (default 4).
+	Concurrency int
+	// Tags is an extra godog tag expression, e.g. "@ledger".
+	Tags string
+	// Features are the feature files (default: the embedded ones).
+	Features fs.FS
+	// Progress, when set, is told about every finished scenario.
+	Progress func(r ScenarioResult)
+	// Nonce is the run's nonce (default: random).
+	Nonce string
+}
+
+// Capability tags: scenarios that need something not every target has.
+const (
+	// HTTPOnlyTag marks scenarios that check HTTP itself; they are not
+	// applicable to stdio targets.
+	HTTPOnlyTag = "@http"
+	// SharedStateTag marks scenarios that use two MCP sessions on one
+	// server's storage; a stdio target starts a process per session, so
+	// with memory storage they are not applicable.
+	SharedStateTag = "@shared-state"
+)
+
+// notApplicable says why a scenario with these tags can not run against
+// the target ("" when it can).
+func notApplicable(tags []string, info target.Info, stdio bool) string {
+	for _, t := range tags {
+		switch {
+		case t == HTTPOnlyTag && stdio:
+			return "checks HTTP itself; the target speaks stdio"
+		case t == SharedStateTag && stdio && info.Storage == "memory":
+			return "needs two MCP sessions on one server; over stdio each is its own process, and memory storage is not shared"
+		}
+	}
+	return ""
+}
+
+var levelTags = map[string]bool{"@core": true, "@intent": true, "@quirk": true}
+
+// Run plays every scenario against the target and returns their results.
+func Run(ctx context.Context, o Options) (Report, error) {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.Features == nil {
+		o.Features = features.FS
+	}
+	if o.Nonce == "" {
+		o.Nonce = randomNonce()
+	}
+	info := o.Target.Info()
+	rep := Report{RunID: filepath.Base(o.OutDir), StartedAt: time.Now().UTC(), Required: o.Required, Nonce: o.Nonce,
+		Target: TargetInfo{Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage}}
+	if err := handshake(ctx, o, &rep); err != nil {
+		return rep, err
+	}
+	env := &steps.Env{Target: o.Target, Nonce: o.Nonce}
+	var mu sync.Mutex
+	seen := map[string]int{}
+	transcriptName := func(feature, name string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		base := strings.TrimSuffix(filepath.Base(feature), ".feature") + "--" + slug(name)
+		seen[base]++
+		if seen[base] > 1 {
+			base += fmt.Sprintf("-%d", seen[base])
+		}
+		return filepath.Join(o.OutDir, "transcripts", base+".jsonl")
+	}
+	stdio := o.Target.HTTPURL() == ""
+
+	suite := godog.TestSuite{
+		Name: "tbbench",
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			w := steps.NewWorld(ctx, env, nil, "")
+			steps.Register(sc, w)
+			var res ScenarioResult
+			var rec *transcript.Recorder
+			var start time.Time
+			sc.Before(func(c context.Context, s *godog.Scenario) (context.Context, error) {
+				start = time.Now()
+				res = ScenarioResult{Name: s.Name, Feature: filepath.Base(s.Uri)}
+				var tags []string
+				for _, t := range s.Tags {
+					tags = append(tags, t.Name)
+					switch {
+					case levelTags[t.Name]:
+						res.Level = strings.TrimPrefix(t.Name, "@")
+					case t.Name != HTTPOnlyTag && t.Name != SharedStateTag:
+						res.Suite = strings.TrimPrefix(t.Name, "@")
+					}
+				}
+				if why := notApplicable(tags, info, stdio); why != "" {
+					res.Status, res.Failure = NotApplicable, why
+				}
+				var err error
+				if rec, err = transcript.Create(transcriptName(res.Feature, s.Name)); err != nil {
+					return c, err
+				}
+				res.Transcript = rec.Path()
+				rec.Notef("scenario %q (%s, @%s @%s), run nonce %s", s.Name, res.Feature, res.Level, res.Suite, o.Nonce)
+				w.Reset(rec, s.Name)
+				if res.Status == NotApplicable {
+					return c, godog.ErrSkip
+				}
+				return c, nil
+			})
+			sc.After(func(c context.Context, s *godog.Scenario, err error) (context.Context, error) {
+				quirks, cerr := w.Close()
+				res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
+				res.Quirks = quirks
+				switch {
+				case res.Status == NotApplicable:
+				case err != nil:
+					res.Status, res.Failure = Failed, err.Error()
+				case cerr != nil:
+					res.Status, res.Failure = Failed, cerr.Error()
+				default:
+					res.Status = Passed
+				}
+				if rec != nil {
+					rec.Notef("scenario %s", res.Status)
+					res.Warnings = rec.Warnings()
+					env.AddCounts(rec.Counts())
+					if werr := rec.Close(); werr != nil && res.Status == Passed {
+						res.Status, res.Failure = Failed, "the transcript could not be written: "+werr.Error()
+					}
+				}
+				mu.Lock()
+				rep.Scenarios = append(rep.Scenarios, res)
+				mu.Unlock()
+				if o.Progress != nil {
+					o.Progress(res)
+				}
+				return c, nil
+			})
+		},
+		Options: &godog.Options{
+			Format:      "cucumber:" + filepath.Join(o.OutDir, "cucumber.json") + ",junit:" + filepath.Join(o.OutDir, "junit.xml"),
+			Paths:       []string{"."},
+			FS:          o.Features,
+			Concurrency: o.Concurrency,
+			Strict:      true,
+			NoColors:    true,
+			Tags:        o.Tags,
+			Output:      io.Discard,
+		},
+	}
+	suite.Run()
+	rep.FinishedAt = time.Now().UTC()
+	if len(rep.Scenarios) == 0 {
+		return rep, errors.New("no scenario ran: check the tag filter")
+	}
+	sortResults(rep.Scenarios)
+	rep.Levels = levels(rep.Scenarios, o.Required)
+	rep.Counts = env.Counts()
+	return rep, nil
+}
+
+// handshake opens one session before the scenarios, to learn the server's
+// name and version and to tell an unreachable target from failing scenarios.
+func handshake(ctx context.Context, o Options, rep *Report) error {
+	rec, err := transcript.Create(filepath.Join(o.OutDir, "transcripts", "_handshake.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer rec.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := o.Target.Connect(ctx, rec, target.ConnOptions{})
+	if err != nil {
+		return fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+	}
+	if init := c.Initialize(); init != nil {
+		rep.Target.ServerName, rep.Target.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
+	}
+	return c.Close()
+}
+
+func randomNonce() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
+
+func slug(s string) string {
+	s = strings.Trim(nonWord.ReplaceAllString(strings.ToLower(s), "-"), "-")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}

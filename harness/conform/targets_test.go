@@ -1,0 +1,94 @@
+package conform_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+// buildThoughtbox builds the reference server binary.
+func buildThoughtbox(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "thoughtbox")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/thoughtbox").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func requirePass(t *testing.T, rep conform.Report) {
+	t.Helper()
+	passed, failed, na := rep.Tally()
+	t.Logf("%d passed, %d failed, %d not applicable", passed, failed, na)
+	for _, s := range rep.Scenarios {
+		if s.Status == conform.Failed && s.Level != "quirk" {
+			t.Errorf("%s / %s (@%s): %s", s.Feature, s.Name, s.Level, s.Failure)
+		}
+	}
+}
+
+// TestOtherTargets runs the suite against the reference server as a
+// program, the way other implementations are tested: by command over stdio,
+// by command over HTTP on a {port}, and by URL.
+func TestOtherTargets(t *testing.T) {
+	bin := buildThoughtbox(t)
+	data := t.TempDir()
+	cases := map[string]target.Options{
+		"command-stdio": {Kind: target.Command, Command: bin, Transport: "stdio",
+			Env: []string{"THOUGHTBOX_TRANSPORT=stdio", "THOUGHTBOX_DATA_DIR=" + filepath.Join(data, "stdio"), "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s"}},
+		"command-http": {Kind: target.Command, Command: bin + " --port {port}", Transport: "http",
+			Env: []string{"THOUGHTBOX_DATA_DIR=" + filepath.Join(data, "http"), "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s"}},
+	}
+	for name, o := range cases {
+		t.Run(name, func(t *testing.T) { requirePass(t, runAgainst(t, o)) })
+	}
+	t.Run("url", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		dir := filepath.Join(data, "url")
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port), "THOUGHTBOX_DATA_DIR="+dir, "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+		base := fmt.Sprintf("http://127.0.0.1:%d", port)
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if resp, err := http.Get(base + "/health"); err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("server did not start")
+			}
+		}
+		requirePass(t, runAgainst(t, target.Options{Kind: target.URL, URL: base + "/mcp", ExportDir: filepath.Join(dir, "exports")}))
+	})
+}
+
+// TestUnreachableTarget reports ErrUnreachable for a URL nobody serves.
+func TestUnreachableTarget(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, err = target.Start(context.Background(), target.Options{Kind: target.URL, URL: "http://" + addr + "/mcp", StartTimeout: time.Second})
+	if err == nil {
+		t.Fatal("no error for an unreachable URL")
+	}
+}

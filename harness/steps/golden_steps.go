@@ -1,0 +1,73 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/fixtures"
+)
+
+// caller plays fixtures through the scenario's current MCP session.
+type caller struct{ w *World }
+
+func (c caller) Gateway(_ context.Context, op string, args json.RawMessage) (fixtures.Answer, error) {
+	var a any
+	if args != nil {
+		a = args
+	}
+	res, err := c.w.call(op, a)
+	if err != nil {
+		return fixtures.Answer{}, err
+	}
+	return fixtures.Answer{IsError: res.IsError, Text: res.Text(), Blocks: res.Describe()}, nil
+}
+
+func (c caller) Export(_ context.Context, path, sid string) ([]byte, error) {
+	return c.w.readExport(path, sid)
+}
+
+func (w *World) playGolden(name string) error {
+	f, err := fixtures.Load(name)
+	if err != nil {
+		return err
+	}
+	res, err := fixtures.Play(w.ctx, f, caller{w}, w.env.Nonce)
+	w.golden = &res
+	if err != nil {
+		return err
+	}
+	for k, v := range res.Bindings {
+		w.vars[k] = v
+	}
+	return nil
+}
+
+func report(mm []fixtures.Mismatch) error {
+	var lines []string
+	for _, m := range mm {
+		lines = append(lines, m.String())
+	}
+	return fmt.Errorf("%d differences from the golden sequence:\n%s", len(mm), strings.Join(lines, "\n"))
+}
+
+func (w *World) goldenCore() error {
+	if w.golden == nil {
+		return fmt.Errorf("no golden sequence played")
+	}
+	if len(w.golden.Core) > 0 {
+		return report(w.golden.Core)
+	}
+	return nil
+}
+
+func (w *World) goldenAll() error {
+	if w.golden == nil {
+		return fmt.Errorf("no golden sequence played")
+	}
+	if all := append(append([]fixtures.Mismatch{}, w.golden.Core...), w.golden.Intent...); len(all) > 0 {
+		return report(all)
+	}
+	return nil
+}

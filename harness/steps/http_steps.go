@@ -1,0 +1,198 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tbbench-raw","version":"1"}}}`
+
+func (w *World) raw(method, path string, header map[string]string, body string) error {
+	res, err := w.env.Target.RawHTTP(w.ctx, w.rec, method, path, header, body)
+	if err != nil {
+		return err
+	}
+	w.lastHTTP = res
+	return nil
+}
+
+// mySession returns the MCP session id and protocol version headers of the
+// current session.
+func (w *World) mySession() (map[string]string, error) {
+	c, err := w.conn()
+	if err != nil {
+		return nil, err
+	}
+	if c.SessionID() == "" {
+		return nil, fmt.Errorf("the current MCP session has no session id (stdio?)")
+	}
+	return map[string]string{"Mcp-Session-Id": c.SessionID(), "Mcp-Protocol-Version": target.ProtocolVersion}, nil
+}
+
+func (w *World) get(path string) error { return w.raw("GET", path, nil, "") }
+
+func (w *World) postNoSession(doc *godog.DocString) error {
+	return w.raw("POST", "", nil, w.expand(doc.Content))
+}
+
+func (w *World) postInSession(doc *godog.DocString) error {
+	h, err := w.mySession()
+	if err != nil {
+		return err
+	}
+	return w.raw("POST", "", h, w.expand(doc.Content))
+}
+
+func (w *World) postWithSessionID(id string, doc *godog.DocString) error {
+	return w.raw("POST", "", map[string]string{"Mcp-Session-Id": w.expand(id), "Mcp-Protocol-Version": target.ProtocolVersion}, w.expand(doc.Content))
+}
+
+func (w *World) deleteMySession() error {
+	h, err := w.mySession()
+	if err != nil {
+		return err
+	}
+	return w.raw("DELETE", "", h, "")
+}
+
+func (w *World) postMiB(n int) error {
+	h, err := w.mySession()
+	if err != nil {
+		return err
+	}
+	body := `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("x", n<<20) + `"}}`
+	return w.raw("POST", "", h, body)
+}
+
+func (w *World) postInitWithHeader(name, value string) error {
+	return w.raw("POST", "", map[string]string{name: value}, initializeBody)
+}
+
+func (w *World) httpStatus(code int) error {
+	if w.lastHTTP.Status != code {
+		return fmt.Errorf("HTTP status %d, want %d (body %s)", w.lastHTTP.Status, code, clipText(w.lastHTTP.Body))
+	}
+	return nil
+}
+
+func (w *World) httpBodyHas(key, value string) error {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(w.lastHTTP.Body), &m); err != nil {
+		return fmt.Errorf("the HTTP body is not JSON: %s", clipText(w.lastHTTP.Body))
+	}
+	if fmt.Sprint(m[key]) != value {
+		return fmt.Errorf("%s is %v, want %q", key, m[key], value)
+	}
+	return nil
+}
+
+func (w *World) httpBodyRPCError() error {
+	var m struct {
+		JSONRPC string `json:"jsonrpc"`
+		Error   *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(w.lastHTTP.Body), &m) != nil || m.JSONRPC != "2.0" || m.Error == nil {
+		return fmt.Errorf("the HTTP body is not a JSON-RPC error: %s", clipText(w.lastHTTP.Body))
+	}
+	return nil
+}
+
+type toolList struct {
+	Tools []struct {
+		Name        string `json:"name"`
+		InputSchema struct {
+			Properties struct {
+				Operation struct {
+					Enum []string `json:"enum"`
+				} `json:"operation"`
+			} `json:"properties"`
+		} `json:"inputSchema"`
+	} `json:"tools"`
+}
+
+func (w *World) request(method string, params any) (json.RawMessage, error) {
+	c, err := w.conn()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
+	defer cancel()
+	return c.Request(ctx, method, params)
+}
+
+func (w *World) listTools() error {
+	raw, err := w.request("tools/list", map[string]any{})
+	if err != nil {
+		return err
+	}
+	w.tools = raw
+	return nil
+}
+
+func (w *World) toolsAre(names string) error {
+	var l toolList
+	if err := json.Unmarshal(w.tools, &l); err != nil {
+		return err
+	}
+	var got []string
+	for _, t := range l.Tools {
+		got = append(got, t.Name)
+	}
+	want := list(names)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("tools %v, want exactly %s (in any order)", got, names)
+	}
+	return nil
+}
+
+func (w *World) toolOperations(tool, ops string) error {
+	var l toolList
+	if err := json.Unmarshal(w.tools, &l); err != nil {
+		return err
+	}
+	for _, t := range l.Tools {
+		if t.Name == tool {
+			if got := strings.Join(t.InputSchema.Properties.Operation.Enum, ", "); got != strings.Join(list(ops), ", ") {
+				return fmt.Errorf("%s operations %q, want %q", tool, got, ops)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no tool %s", tool)
+}
+
+func (w *World) readResource(uri string) error {
+	raw, err := w.request("resources/read", map[string]any{"uri": uri})
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Contents []struct {
+			URI  string `json:"uri"`
+			Text string `json:"text"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil || len(r.Contents) == 0 {
+		return fmt.Errorf("resources/read %s: %s", uri, clipText(string(raw)))
+	}
+	w.resource = r.Contents[0].Text
+	return nil
+}
+
+func (w *World) resourceStartsWith(s string) error {
+	if !strings.HasPrefix(w.resource, s) {
+		return fmt.Errorf("the resource starts %.80q, want %q", w.resource, s)
+	}
+	return nil
+}

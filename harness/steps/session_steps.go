@@ -1,0 +1,322 @@
+package steps
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/thoughtbox-bench/tbbench/fixtures"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+// defaultConn names the MCP session a scenario uses unless it names another.
+const defaultConn = "default"
+
+func (w *World) freshSession() error { return w.connect(defaultConn, target.ConnOptions{}) }
+
+func (w *World) samplingSession() error {
+	return w.connect(defaultConn, target.ConnOptions{Sampling: target.AnswerSampling})
+}
+
+// reachStage brings the current MCP session to a stage through the init
+// flow: start_new for init_complete, and cipher for cipher_loaded.
+func (w *World) reachStage(stage string) error {
+	if _, err := w.conn(); err != nil {
+		return err
+	}
+	if stage == "entry" {
+		return nil
+	}
+	if _, err := w.mustSucceed("start_new", map[string]any{"newWork": map[string]any{"project": "tbbench-" + w.env.Nonce, "task": "conformance"}}); err != nil {
+		return err
+	}
+	if stage == "init_complete" {
+		return nil
+	}
+	_, err := w.mustSucceed("cipher", nil)
+	return err
+}
+
+func (w *World) reasoningSessionAt(stage string) error {
+	if err := w.freshSession(); err != nil {
+		return err
+	}
+	return w.reachStage(stage)
+}
+
+func (w *World) openNamed(name string) error { return w.connect(name, target.ConnOptions{}) }
+
+func (w *World) namedReachesStage(name, stage string) error {
+	w.current = name
+	return w.reachStage(stage)
+}
+
+// callOp makes a call on the current session; args nil sends none.
+func (w *World) callOp(op string, doc *godog.DocString) error {
+	var args any
+	if doc != nil {
+		raw, err := w.args(doc.Content)
+		if err != nil {
+			return err
+		}
+		args = raw
+	}
+	res, err := w.call(op, args)
+	if err != nil {
+		return err
+	}
+	w.bindFromAnswer(res)
+	return nil
+}
+
+func (w *World) callPlain(op string) error { return w.callOp(op, nil) }
+
+func (w *World) namedCalls(name, op string) error {
+	w.current = name
+	return w.callOp(op, nil)
+}
+
+func (w *World) namedCallsWith(name, op string, doc *godog.DocString) error {
+	w.current = name
+	return w.callOp(op, doc)
+}
+
+// bindFromAnswer remembers the reasoning session and export of a thought answer.
+func (w *World) bindFromAnswer(res target.ToolResult) {
+	if w.lastOp != "thought" || res.IsError {
+		return
+	}
+	m, err := res.JSON()
+	if err != nil {
+		return
+	}
+	if sid, ok := m["sessionId"].(string); ok && sid != "" {
+		if w.current == defaultConn || w.vars["sid"] == "" {
+			w.vars["sid"] = sid
+		}
+	}
+	if closed, ok := m["closedSessionId"].(string); ok && closed != "" {
+		w.vars["sid"] = closed
+		if p, ok := m["exportPath"].(string); ok {
+			w.vars["exportPath"] = p
+		}
+	}
+}
+
+func (w *World) callSucceeds() error {
+	if w.last.IsError {
+		return fmt.Errorf("%s failed: %s", w.lastOp, clipText(w.last.Text()))
+	}
+	return nil
+}
+
+func (w *World) callFails() error {
+	if !w.last.IsError {
+		return fmt.Errorf("%s succeeded, expected an error: %s", w.lastOp, clipText(w.last.Text()))
+	}
+	return nil
+}
+
+func (w *World) stageError(current, required string) error {
+	if err := w.callFails(); err != nil {
+		return err
+	}
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	want := fmt.Sprintf("Operation '%s' requires stage %s, but current stage is %s", w.lastOp, required, current)
+	if m["error"] != want || m["currentStage"] != current || m["requiredStage"] != required {
+		return fmt.Errorf("stage error %v, want error %q currentStage %q requiredStage %q", m, want, current, required)
+	}
+	return nil
+}
+
+func (w *World) suggestionIs(s string) error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if m["suggestion"] != s {
+		return fmt.Errorf("suggestion %q, want %q", m["suggestion"], s)
+	}
+	return nil
+}
+
+func (w *World) failsWithError(msg string) error {
+	if err := w.callFails(); err != nil {
+		return err
+	}
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if got := m["error"]; got != w.expand(msg) {
+		return fmt.Errorf("error %q, want %q", got, w.expand(msg))
+	}
+	return nil
+}
+
+func (w *World) failsWithErrorStatus(msg, status string) error {
+	if err := w.failsWithError(msg); err != nil {
+		return err
+	}
+	m, _ := w.answer()
+	if m["status"] != status {
+		return fmt.Errorf("status %v, want %q", m["status"], status)
+	}
+	return nil
+}
+
+func (w *World) failsWithErrorPrefix(prefix, status string) error {
+	if err := w.callFails(); err != nil {
+		return err
+	}
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	msg, _ := m["error"].(string)
+	if !strings.HasPrefix(msg, prefix) || m["status"] != status {
+		return fmt.Errorf("error %q status %v, want an error starting %q with status %q", msg, m["status"], prefix, status)
+	}
+	return nil
+}
+
+func (w *World) failsWithText(text string) error {
+	if err := w.callFails(); err != nil {
+		return err
+	}
+	if got := w.last.Text(); got != w.expand(text) {
+		return fmt.Errorf("text %q, want %q", got, w.expand(text))
+	}
+	return nil
+}
+
+func (w *World) textStartsWith(s string) error {
+	if !strings.HasPrefix(w.last.Text(), w.expand(s)) {
+		return fmt.Errorf("answer %q does not start with %q", clipText(w.last.Text()), w.expand(s))
+	}
+	return nil
+}
+
+func (w *World) textContains(s string) error {
+	if !strings.Contains(w.last.Text(), w.expand(s)) {
+		return fmt.Errorf("answer %q does not contain %q", clipText(w.last.Text()), w.expand(s))
+	}
+	return nil
+}
+
+// answerMatches compares the answer with expected JSON holding placeholders;
+// new {{names}} are bound for later steps.
+func (w *World) answerMatches(doc *godog.DocString) error {
+	exp := fixtures.WithNonce(json.RawMessage(doc.Content), w.env.Nonce)
+	if mm := fixtures.MatchJSON("answer", exp, json.RawMessage(w.last.Text()), w.vars); len(mm) > 0 {
+		var lines []string
+		for _, m := range mm {
+			lines = append(lines, m.String())
+		}
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+func (w *World) differs(a, b string) error {
+	if w.expand(a) == w.expand(b) {
+		return fmt.Errorf("%s and %s are both %q", a, b, w.expand(a))
+	}
+	return nil
+}
+
+// lookup walks a dotted path ("session.id", "branches.alt") in the answer.
+func (w *World) lookup(path string) (any, error) {
+	m, err := w.answer()
+	if err != nil {
+		return nil, err
+	}
+	var cur any = m
+	for _, part := range strings.Split(path, ".") {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: %q is not inside an object", path, part)
+		}
+		if cur, ok = obj[part]; !ok {
+			return nil, fmt.Errorf("the answer has no %q: %s", path, clipText(w.last.Text()))
+		}
+	}
+	return cur, nil
+}
+
+func (w *World) answerHasEqual(path, literal string) error {
+	got, err := w.lookup(path)
+	if err != nil {
+		return err
+	}
+	var want any
+	if err := json.Unmarshal([]byte(w.expand(literal)), &want); err != nil {
+		return fmt.Errorf("the step's value %s is not JSON", literal)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("%s is %v, want %v", path, got, want)
+	}
+	return nil
+}
+
+func (w *World) answerPathIs(path, want string) error {
+	got, err := w.lookup(path)
+	if err != nil {
+		return err
+	}
+	if got != w.expand(want) {
+		return fmt.Errorf("%s is %v, want %q", path, got, w.expand(want))
+	}
+	return nil
+}
+
+func (w *World) answerPathItems(path string, n int) error {
+	got, err := w.lookup(path)
+	if err != nil {
+		return err
+	}
+	items, ok := got.([]any)
+	if !ok || len(items) != n {
+		return fmt.Errorf("%s has %v, want %d items", path, got, n)
+	}
+	return nil
+}
+
+func (w *World) remember(name string) error {
+	sid, err := w.sid()
+	if err != nil {
+		return err
+	}
+	w.sessions[name] = sid
+	w.vars[name] = sid
+	return nil
+}
+
+func (w *World) listsRequiredReceived(required, received string) error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if got := joinAny(m["required"]); got != strings.Join(list(required), ", ") {
+		return fmt.Errorf("required %q, want %q", got, required)
+	}
+	if got := joinAny(m["received"]); got != strings.Join(list(received), ", ") {
+		return fmt.Errorf("received %q, want %q", got, received)
+	}
+	return nil
+}
+
+func joinAny(v any) string {
+	items, _ := v.([]any)
+	var out []string
+	for _, it := range items {
+		out = append(out, fmt.Sprint(it))
+	}
+	return strings.Join(out, ", ")
+}

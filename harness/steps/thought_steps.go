@@ -1,0 +1,273 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+// thought records one thought with args on the current session and keeps
+// its number. Thought texts carry the run's nonce.
+func (w *World) thought(args map[string]any) (target.ToolResult, error) {
+	res, err := w.call("thought", args)
+	if err != nil {
+		return res, err
+	}
+	w.bindFromAnswer(res)
+	if res.IsError {
+		return res, fmt.Errorf("thought %v failed: %s", args["thoughtNumber"], clipText(res.Text()))
+	}
+	m, err := res.JSON()
+	if err != nil {
+		return res, err
+	}
+	n, ok := m["thoughtNumber"].(float64)
+	if !ok {
+		return res, fmt.Errorf("thought answer without a thoughtNumber: %s", clipText(res.Text()))
+	}
+	w.numbers = append(w.numbers, int(n))
+	return res, nil
+}
+
+func (w *World) recordN(n int) error {
+	w.numbers = nil
+	for i := 0; i < n; i++ {
+		w.counter++
+		if _, err := w.thought(map[string]any{"thought": w.text("Thought " + strconv.Itoa(w.counter)), "nextThoughtNeeded": true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recordNumbers records thoughts with the given numbers, in that order; the
+// last one closes the session when closing is set.
+func (w *World) recordNumbers(numbers []int, total int, closing bool) error {
+	w.numbers = nil
+	for i, n := range numbers {
+		args := map[string]any{"thought": w.text("Thought " + strconv.Itoa(n)), "thoughtNumber": n, "nextThoughtNeeded": !(closing && i == len(numbers)-1)}
+		if total > 0 {
+			args["totalThoughts"] = total
+		}
+		if _, err := w.thought(args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *World) recordRange(from, to, total int) error {
+	var ns []int
+	for n := from; n <= to; n++ {
+		ns = append(ns, n)
+	}
+	return w.recordNumbers(ns, total, false)
+}
+
+func (w *World) recordDown(from, to int) error {
+	var ns []int
+	for n := from; n >= to; n-- {
+		ns = append(ns, n)
+	}
+	return w.recordNumbers(ns, from, false)
+}
+
+func (w *World) recordDownClose(from, to int) error {
+	var ns []int
+	for n := from; n >= to; n-- {
+		ns = append(ns, n)
+	}
+	return w.recordNumbers(ns, from, true)
+}
+
+var numberList = regexp.MustCompile(`\d+`)
+
+// recordList records "1, 5, 8 and 10 of 10".
+func (w *World) recordList(numbers string, last, total int) error {
+	var ns []int
+	for _, s := range numberList.FindAllString(numbers, -1) {
+		n, _ := strconv.Atoi(s)
+		ns = append(ns, n)
+	}
+	return w.recordNumbers(append(ns, last), total, false)
+}
+
+// recordWith records a thought with the given text and extra args.
+func (w *World) recordWith(text string, doc *godog.DocString) error {
+	raw, err := w.args(doc.Content)
+	if err != nil {
+		return err
+	}
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return err
+	}
+	args["thought"] = w.text(text)
+	w.numbers = nil
+	res, err := w.call("thought", args)
+	if err != nil {
+		return err
+	}
+	w.bindFromAnswer(res)
+	if m, err := res.JSON(); err == nil && !res.IsError {
+		if n, ok := m["thoughtNumber"].(float64); ok {
+			w.numbers = append(w.numbers, int(n))
+		}
+	}
+	return nil
+}
+
+func (w *World) recordClosing() error {
+	w.numbers = nil
+	_, err := w.thought(map[string]any{"thought": w.text("Closing thought"), "nextThoughtNeeded": false})
+	return err
+}
+
+func (w *World) branch(id string, from, n int) error {
+	w.numbers = nil
+	_, err := w.thought(map[string]any{"thought": w.text("Branch " + id + " thought " + strconv.Itoa(n)), "thoughtNumber": n,
+		"branchId": id, "branchFromThought": from, "nextThoughtNeeded": true, "verbose": true})
+	return err
+}
+
+func (w *World) revise(of, n int) error {
+	w.numbers = nil
+	_, err := w.thought(map[string]any{"thought": w.text("Revision of thought " + strconv.Itoa(of)), "thoughtNumber": n,
+		"isRevision": true, "revisesThought": of, "nextThoughtNeeded": true})
+	return err
+}
+
+// bigThought records a thought whose text is mib MiB long.
+func (w *World) bigThought(mib int) error {
+	_, err := w.call("thought", map[string]any{"thought": w.text(strings.Repeat("x", mib<<20-64)), "nextThoughtNeeded": true})
+	return err
+}
+
+func ints(s string) []int {
+	var out []int
+	for _, x := range numberList.FindAllString(s, -1) {
+		n, _ := strconv.Atoi(x)
+		out = append(out, n)
+	}
+	return out
+}
+
+func (w *World) numbersWere(s string) error {
+	want := ints(s)
+	if fmt.Sprint(w.numbers) != fmt.Sprint(want) {
+		return fmt.Errorf("the server numbered the thoughts %v, want %v", w.numbers, want)
+	}
+	return nil
+}
+
+func (w *World) hasTriple(n, total int, next string) error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if m["thoughtNumber"] != float64(n) || m["totalThoughts"] != float64(total) || fmt.Sprint(m["nextThoughtNeeded"]) != next {
+		return fmt.Errorf("answer %v, want thoughtNumber %d, totalThoughts %d, nextThoughtNeeded %s", m, n, total, next)
+	}
+	return nil
+}
+
+func (w *World) hasNumber(n int) error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if m["thoughtNumber"] != float64(n) {
+		return fmt.Errorf("thoughtNumber %v, want %d", m["thoughtNumber"], n)
+	}
+	return nil
+}
+
+func (w *World) hasSessionID() error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if s, _ := m["sessionId"].(string); s == "" {
+		return fmt.Errorf("no sessionId in %s", clipText(w.last.Text()))
+	}
+	return nil
+}
+
+// cookbookURI is the resource the verbose thought answer embeds.
+const cookbookURI = "thoughtbox://patterns-cookbook"
+
+func (w *World) carriesCookbook() error {
+	for i, b := range w.last.Blocks {
+		if i > 0 && b.Type == "resource" && b.URI == cookbookURI {
+			if !strings.Contains(b.Text, "Cookbook") {
+				return fmt.Errorf("the embedded cookbook's text does not look like the cookbook: %.80q", b.Text)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no %s resource in %v", cookbookURI, w.last.Describe())
+}
+
+func (w *World) carriesResource(uri string) error {
+	for i, b := range w.last.Blocks {
+		if i > 0 && b.URI == uri {
+			return nil
+		}
+	}
+	return fmt.Errorf("no block for %s in %v", uri, w.last.Describe())
+}
+
+func (w *World) carriesNoResources() error {
+	if d := w.last.Describe(); len(d) > 0 {
+		return fmt.Errorf("the answer carries %v", d)
+	}
+	return nil
+}
+
+// SixPatterns are the pattern names the cookbook must cover.
+var SixPatterns = []string{"Forward", "Backward", "Branching", "Revision", "Interleaved", "First Principles"}
+
+func (w *World) cookbookSixPatterns() error {
+	for i, b := range w.last.Blocks {
+		if i > 0 && b.URI == cookbookURI {
+			for _, p := range SixPatterns {
+				if !strings.Contains(b.Text, p) {
+					return fmt.Errorf("the cookbook does not mention %q", p)
+				}
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no cookbook in the answer")
+}
+
+func (w *World) closedAndExported() error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if m["sessionClosed"] != true || m["sessionId"] != nil || m["closedSessionId"] == nil {
+		return fmt.Errorf("the session was not closed: %s", clipText(w.last.Text()))
+	}
+	if p, _ := m["exportPath"].(string); p == "" {
+		return fmt.Errorf("no exportPath in %s", clipText(w.last.Text()))
+	}
+	return nil
+}
+
+func (w *World) verboseBranches(s string) error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if got := joinAny(m["branches"]); got != strings.Join(list(s), ", ") {
+		return fmt.Errorf("branches %q, want %q", got, s)
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+// Package steps holds the godog step definitions: the language the feature
+// files are written in ("Given a reasoning session at stage cipher_loaded",
+// "When I record thoughts 5 down to 1", ...). Every step talks to the server
+// under test only through a recorded MCP session (or, for HTTP-level checks,
+// a recorded raw HTTP request).
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/fixtures"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// Env is what every scenario of a run shares.
+type Env struct {
+	Target *target.Target
+	// Nonce is the run's random nonce; every thought text carries it so
+	// cached or canned answers fail.
+	Nonce string
+	// CallTimeout bounds one call (default 20 s).
+	CallTimeout time.Duration
+
+	mu     sync.Mutex
+	counts transcript.Counts
+}
+
+// AddCounts adds a finished scenario's request counts to the run's.
+func (e *Env) AddCounts(c transcript.Counts) {
+	e.mu.Lock()
+	e.counts.Merge(c)
+	e.mu.Unlock()
+}
+
+// Counts returns the requests the harness sent during the run.
+func (e *Env) Counts() transcript.Counts {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var c transcript.Counts
+	c.Merge(e.counts)
+	return c
+}
+
+// World is the state of one scenario.
+type World struct {
+	env  *Env
+	rec  *transcript.Recorder
+	ctx  context.Context
+	name string
+
+	conns   map[string]*target.Conn
+	current string
+
+	last     target.ToolResult
+	lastOp   string
+	lastHTTP target.HTTPResponse
+	numbers  []int
+	counter  int
+	golden   *fixtures.Result
+	tools    json.RawMessage
+	resource string
+	elapsed  time.Duration
+	vars     fixtures.Bindings
+	export   []byte
+	sessions map[string]string
+}
+
+// NewWorld starts the state of a scenario whose transcript goes to rec.
+func NewWorld(ctx context.Context, env *Env, rec *transcript.Recorder, name string) *World {
+	return &World{env: env, rec: rec, ctx: ctx, name: name, conns: map[string]*target.Conn{}, vars: fixtures.Bindings{},
+		sessions: map[string]string{}, current: defaultConn}
+}
+
+// Reset prepares the world for a new scenario recorded in rec.
+func (w *World) Reset(rec *transcript.Recorder, name string) {
+	*w = *NewWorld(w.ctx, w.env, rec, name)
+}
+
+// Close ends every MCP session of the scenario (DELETE over HTTP) and
+// returns the quirks they tolerated.
+func (w *World) Close() (quirks []string, err error) {
+	names := make([]string, 0, len(w.conns))
+	for n := range w.conns {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var errs []error
+	for _, n := range names {
+		c := w.conns[n]
+		quirks = append(quirks, c.Quirks()...)
+		if cerr := c.Close(); cerr != nil {
+			errs = append(errs, fmt.Errorf("closing session %q: %w", n, cerr))
+		}
+	}
+	w.conns = map[string]*target.Conn{}
+	return quirks, errors.Join(errs...)
+}
+
+func (w *World) timeout() time.Duration {
+	if w.env.CallTimeout > 0 {
+		return w.env.CallTimeout
+	}
+	return 20 * time.Second
+}
+
+// connect opens the named MCP session.
+func (w *World) connect(name string, o target.ConnOptions) error {
+	if old := w.conns[name]; old != nil {
+		_ = old.Close()
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
+	defer cancel()
+	c, err := w.env.Target.Connect(ctx, w.rec, o)
+	if err != nil {
+		return fmt.Errorf("opening MCP session %q: %w", name, err)
+	}
+	w.conns[name] = c
+	w.current = name
+	return nil
+}
+
+// conn returns the current MCP session, opening it if needed.
+func (w *World) conn() (*target.Conn, error) {
+	if c := w.conns[w.current]; c != nil {
+		return c, nil
+	}
+	if err := w.connect(w.current, target.ConnOptions{}); err != nil {
+		return nil, err
+	}
+	return w.conns[w.current], nil
+}
+
+// call makes one gateway call on the current session and keeps its answer.
+func (w *World) call(op string, args any) (target.ToolResult, error) {
+	c, err := w.conn()
+	if err != nil {
+		return target.ToolResult{}, err
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
+	defer cancel()
+	res, err := c.Gateway(ctx, op, args)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", op, err)
+	}
+	w.last, w.lastOp = res, op
+	return res, nil
+}
+
+// mustSucceed makes a call that must not fail.
+func (w *World) mustSucceed(op string, args any) (target.ToolResult, error) {
+	res, err := w.call(op, args)
+	if err != nil {
+		return res, err
+	}
+	if res.IsError {
+		return res, fmt.Errorf("%s failed: %s", op, clipText(res.Text()))
+	}
+	return res, nil
+}
+
+// answer decodes the last answer's JSON.
+func (w *World) answer() (map[string]any, error) { return w.last.JSON() }
+
+// expand replaces {{nonce}} and bound {{names}} in s.
+func (w *World) expand(s string) string {
+	return string(fixtures.Expand(json.RawMessage(s), w.env.Nonce, w.vars))
+}
+
+// args parses a docstring of JSON args after expansion, keeping key order.
+func (w *World) args(doc string) (json.RawMessage, error) {
+	raw := json.RawMessage(w.expand(doc))
+	if !json.Valid(raw) {
+		return nil, fmt.Errorf("the step's JSON is not valid: %s", doc)
+	}
+	return raw, nil
+}
+
+// sid is the reasoning session the scenario works on.
+func (w *World) sid() (string, error) {
+	if s := w.vars["sid"]; s != "" {
+		return s, nil
+	}
+	return "", errors.New("no reasoning session yet: record a thought first")
+}
+
+// text is a thought text carrying the run's nonce.
+func (w *World) text(s string) string { return s + " [" + w.env.Nonce + "]" }
+
+// readExport returns the export written at path: the file when it is
+// readable here, else the session's linked export fetched through the
+// session operation.
+func (w *World) readExport(path, sid string) ([]byte, error) {
+	if path != "" {
+		if data, err := os.ReadFile(path); err == nil {
+			w.rec.Notef("read export from %s", path)
+			return data, nil
+		}
+	}
+	res, err := w.call("session", map[string]any{"operation": "export", "sessionId": sid, "format": "json"})
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, fmt.Errorf("session export failed: %s", clipText(res.Text()))
+	}
+	m, err := res.JSON()
+	if err != nil {
+		return nil, err
+	}
+	content, ok := m["content"].(string)
+	if !ok {
+		return nil, fmt.Errorf("session export answer has no content string: %s", clipText(res.Text()))
+	}
+	return []byte(content), nil
+}
+
+func clipText(s string) string {
+	if len(s) > 400 {
+		return s[:400] + "…"
+	}
+	return s
+}
+
+// list splits "1, 2, 3" into trimmed items (empty for "" or "none").
+func list(s string) []string {
+	s = strings.TrimSpace(strings.Trim(strings.TrimSpace(s), "[]"))
+	if s == "" || s == "none" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(p))
+	}
+	return out
+}

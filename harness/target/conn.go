@@ -1,0 +1,219 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// ProtocolVersion is the MCP revision the harness asks for: the newest one
+// that still has sessions, which Thoughtbox's per-connection stages need.
+const ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+
+// Conn is one MCP session with the target, recorded in a transcript.
+type Conn struct {
+	client *client.Client
+	tr     transport.Interface
+	rec    *transcript.Recorder
+	ids    atomic.Int64
+	init   *mcp.InitializeResult
+	// Quirks collects original-server oddities the harness tolerated.
+	quirks atomic.Pointer[[]string]
+}
+
+// RPCError is a JSON-RPC error answer.
+type RPCError struct {
+	Code    int
+	Message string
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+
+// Initialize returns the server's answer to initialize.
+func (c *Conn) Initialize() *mcp.InitializeResult { return c.init }
+
+// SessionID returns the MCP session id (HTTP) or "".
+func (c *Conn) SessionID() string { return c.tr.GetSessionId() }
+
+// Recorder returns the connection's transcript.
+func (c *Conn) Recorder() *transcript.Recorder { return c.rec }
+
+// Request sends a JSON-RPC request and returns the raw result. A JSON-RPC
+// error answer is returned as *RPCError.
+func (c *Conn) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
+	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+	}
+	return resp.Result, nil
+}
+
+// Block is one content block of a tool result. Blocks of types the harness
+// does not know keep their raw JSON.
+type Block struct {
+	Type        string          `json:"type"`
+	Text        string          `json:"text,omitempty"`
+	URI         string          `json:"uri,omitempty"`
+	MIMEType    string          `json:"mimeType,omitempty"`
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Raw         json.RawMessage `json:"-"`
+}
+
+// ToolResult is a decoded tools/call result.
+type ToolResult struct {
+	IsError bool
+	Blocks  []Block
+	Raw     json.RawMessage
+}
+
+// Text returns the text of the first block ("" when it is not text).
+func (r ToolResult) Text() string {
+	if len(r.Blocks) == 0 || r.Blocks[0].Type != "text" {
+		return ""
+	}
+	return r.Blocks[0].Text
+}
+
+// JSON decodes the first text block as a JSON object.
+func (r ToolResult) JSON() (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.Text()), &m); err != nil {
+		return nil, fmt.Errorf("the answer is not a JSON object: %w (text: %.200q)", err, r.Text())
+	}
+	return m, nil
+}
+
+// Describe lists the blocks after the first as "type uri".
+func (r ToolResult) Describe() []string {
+	out := []string{}
+	for i, b := range r.Blocks {
+		if i == 0 {
+			continue
+		}
+		out = append(out, strings.TrimSpace(b.Type+" "+b.URI))
+	}
+	return out
+}
+
+// ParseToolResult decodes a raw tools/call result.
+func ParseToolResult(raw json.RawMessage) (ToolResult, error) {
+	var res struct {
+		IsError bool              `json:"isError"`
+		Content []json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return ToolResult{}, fmt.Errorf("tools/call result is not an object: %w", err)
+	}
+	out := ToolResult{IsError: res.IsError, Raw: raw}
+	for _, c := range res.Content {
+		var b Block
+		var wire struct {
+			Block
+			Resource struct {
+				URI      string `json:"uri"`
+				MIMEType string `json:"mimeType"`
+				Text     string `json:"text"`
+			} `json:"resource"`
+		}
+		if err := json.Unmarshal(c, &wire); err != nil {
+			return out, fmt.Errorf("content block is not an object: %w", err)
+		}
+		b = wire.Block
+		if b.Type == "resource" {
+			b.URI, b.MIMEType, b.Text = wire.Resource.URI, wire.Resource.MIMEType, wire.Resource.Text
+		}
+		b.Raw = c
+		out.Blocks = append(out.Blocks, b)
+	}
+	return out, nil
+}
+
+// CallTool calls a tool and decodes its result.
+func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolResult, error) {
+	raw, err := c.Request(ctx, "tools/call", map[string]any{"name": name, "arguments": arguments})
+	if err != nil {
+		return ToolResult{}, err
+	}
+	return ParseToolResult(raw)
+}
+
+// notReady is the original server's answer while its gateway is still
+// initialising, shortly after initialize.
+const notReady = "Gateway tool not ready"
+
+// Gateway calls thoughtbox_gateway. args nil sends no "args" key; a
+// json.RawMessage is sent as it is (keeping its key order). The original
+// server's short "gateway not ready" window is retried for up to two seconds
+// and noted as a quirk.
+func (c *Conn) Gateway(ctx context.Context, op string, args any) (ToolResult, error) {
+	arguments := map[string]any{"operation": op}
+	if args != nil {
+		arguments["args"] = args
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		res, err := c.CallTool(ctx, "thoughtbox_gateway", arguments)
+		if err != nil || !res.IsError || !strings.Contains(res.Text(), notReady) || time.Now().After(deadline) {
+			return res, err
+		}
+		c.addQuirk("gateway not ready right after initialize; retried")
+		c.rec.Notef("quirk: %s answered %q; retrying", op, notReady)
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Conn) addQuirk(q string) {
+	for {
+		old := c.quirks.Load()
+		var next []string
+		if old != nil {
+			next = append(next, *old...)
+		}
+		for _, x := range next {
+			if x == q {
+				return
+			}
+		}
+		next = append(next, q)
+		if c.quirks.CompareAndSwap(old, &next) {
+			return
+		}
+	}
+}
+
+// Quirks returns the original-server quirks the connection tolerated.
+func (c *Conn) Quirks() []string {
+	if q := c.quirks.Load(); q != nil {
+		return append([]string{}, *q...)
+	}
+	return nil
+}
+
+// Close ends the session (DELETE over HTTP, closing the child over stdio).
+func (c *Conn) Close() error {
+	err := c.client.Close()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}

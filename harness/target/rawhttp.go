@@ -1,0 +1,77 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// ErrNotHTTP is returned for HTTP-level checks against a stdio target.
+var ErrNotHTTP = errors.New("the target does not speak HTTP")
+
+// HTTPResponse is a recorded raw HTTP answer.
+type HTTPResponse struct {
+	Status int
+	Header http.Header
+	Body   string
+}
+
+// RawHTTP sends one HTTP request to the target's MCP endpoint (or to path
+// relative to its root when path starts with "/") and records the exchange.
+// Scenarios use it only where they check HTTP itself: status codes, headers.
+func (t *Target) RawHTTP(ctx context.Context, rec *transcript.Recorder, method, path string, header map[string]string, body string) (HTTPResponse, error) {
+	if t.httpURL == "" {
+		return HTTPResponse{}, ErrNotHTTP
+	}
+	url := t.httpURL
+	if strings.HasPrefix(path, "/") {
+		root := t.httpURL
+		if i := strings.Index(root[len("http://"):], "/"); i >= 0 {
+			root = root[:len("http://")+i]
+		}
+		url = root + path
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
+	if err != nil {
+		return HTTPResponse{}, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if strings.EqualFold(k, "Host") {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	info := &transcript.HTTPInfo{Method: method, URL: url, RequestHeader: req.Header.Clone(), RequestBody: clip(body)}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Send, HTTP: info, Text: err.Error()})
+		return HTTPResponse{}, err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	info.Status, info.ResponseHeader, info.ResponseBody = resp.StatusCode, resp.Header.Clone(), string(b)
+	rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Recv, HTTP: info})
+	return HTTPResponse{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}, nil
+}
+
+// clip shortens huge request bodies in transcripts (the size is kept).
+func clip(s string) string {
+	const max = 64 << 10
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…(" + strconv.Itoa(len(s)) + " bytes in all)"
+}

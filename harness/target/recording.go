@@ -1,0 +1,140 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// recording wraps an mcp-go client transport and writes every JSON-RPC
+// message that crosses it to a transcript: requests and notifications the
+// harness sends, responses and notifications it receives, and requests the
+// server sends to the client together with the harness's answers.
+type recording struct {
+	inner transport.Interface
+	rec   *transcript.Recorder
+
+	mu     sync.RWMutex
+	notify func(mcp.JSONRPCNotification)
+}
+
+// recordingHTTP is recording for HTTP transports, which the client also
+// uses as transport.HTTPConnection.
+type recordingHTTP struct {
+	*recording
+	http transport.HTTPConnection
+}
+
+// SetProtocolVersion forwards the negotiated version to the HTTP transport.
+func (r *recordingHTTP) SetProtocolVersion(v string) { r.http.SetProtocolVersion(v) }
+
+// record wraps inner; the result implements the same optional interfaces the
+// mcp-go client looks for.
+func record(inner transport.Interface, rec *transcript.Recorder) transport.Interface {
+	r := &recording{inner: inner, rec: rec}
+	inner.SetNotificationHandler(r.onNotification)
+	if h, ok := inner.(transport.HTTPConnection); ok {
+		return &recordingHTTP{recording: r, http: h}
+	}
+	return r
+}
+
+func (r *recording) session() string { return r.inner.GetSessionId() }
+
+func marshal(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"unmarshalable": err.Error()})
+	}
+	return b
+}
+
+// Start starts the wrapped transport.
+func (r *recording) Start(ctx context.Context) error { return r.inner.Start(ctx) }
+
+// SendRequest records the request and its response (or the transport error).
+func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.Request, Method: req.Method,
+		ID: req.ID.Value(), Message: marshal(req)})
+	resp, err := r.inner.SendRequest(ctx, req)
+	if err != nil {
+		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method,
+			ID: req.ID.Value(), Text: err.Error()})
+		return nil, err
+	}
+	e := transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method,
+		ID: req.ID.Value(), Message: marshal(resp)}
+	if req.Method == "tools/call" && resp.Result != nil {
+		var unknown []string
+		e.Blocks, unknown = transcript.ResultBlocks(resp.Result)
+		for _, t := range unknown {
+			r.rec.Warn("tools/call %v returned a content block of unknown type %q; it is kept in the transcript", req.ID.Value(), t)
+		}
+	}
+	r.rec.Add(e)
+	return resp, nil
+}
+
+// SendNotification records and sends a notification.
+func (r *recording) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.Notification, Method: n.Method, Message: marshal(n)})
+	err := r.inner.SendNotification(ctx, n)
+	if err != nil {
+		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.TransportErr, Method: n.Method, Text: err.Error()})
+	}
+	return err
+}
+
+func (r *recording) onNotification(n mcp.JSONRPCNotification) {
+	r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.Notification, Method: n.Method, Message: marshal(n)})
+	r.mu.RLock()
+	h := r.notify
+	r.mu.RUnlock()
+	if h != nil {
+		h(n)
+	}
+}
+
+// SetNotificationHandler sets who receives notifications after they are recorded.
+func (r *recording) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	r.mu.Lock()
+	r.notify = h
+	r.mu.Unlock()
+}
+
+// SetRequestHandler installs the client's handler of server-initiated
+// requests, recording each request and the answer given.
+func (r *recording) SetRequestHandler(h transport.RequestHandler) {
+	bidir, ok := r.inner.(transport.BidirectionalInterface)
+	if !ok {
+		return
+	}
+	bidir.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.Request, Method: req.Method,
+			ID: req.ID.Value(), Message: marshal(req)})
+		resp, err := h(ctx, req)
+		if err != nil {
+			r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.TransportErr, Method: req.Method,
+				ID: req.ID.Value(), Text: err.Error()})
+			return resp, err
+		}
+		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.Response, Method: req.Method,
+			ID: req.ID.Value(), Message: marshal(resp)})
+		return resp, nil
+	})
+}
+
+// Close closes the wrapped transport (an HTTP transport sends DELETE).
+func (r *recording) Close() error {
+	err := r.inner.Close()
+	r.rec.Add(transcript.Entry{Session: r.session(), Kind: transcript.Note, Text: "connection closed"})
+	return err
+}
+
+// GetSessionId returns the MCP session id.
+func (r *recording) GetSessionId() string { return r.inner.GetSessionId() }

@@ -1,0 +1,253 @@
+// Package transcript records everything the harness exchanges with a server:
+// every JSON-RPC message in both directions with its content blocks, raw
+// HTTP exchanges, the server's stderr and the warnings raised on the way, one
+// JSON object per line. Nothing is dropped: a content block of an unknown
+// type is kept in the message and flagged as a warning.
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Direction of a recorded message, seen from the harness.
+const (
+	Send = "send"
+	Recv = "recv"
+)
+
+// Kinds of entries.
+const (
+	Request      = "request"
+	Response     = "response"
+	Notification = "notification"
+	TransportErr = "transport-error"
+	HTTP         = "http"
+	Stderr       = "stderr"
+	Warning      = "warning"
+	Note         = "note"
+)
+
+// Entry is one line of a transcript.
+type Entry struct {
+	Time    string          `json:"time"`
+	Session string          `json:"session,omitempty"`
+	Dir     string          `json:"dir,omitempty"`
+	Kind    string          `json:"kind"`
+	Method  string          `json:"method,omitempty"`
+	ID      any             `json:"id,omitempty"`
+	Message json.RawMessage `json:"message,omitempty"`
+	Blocks  []BlockInfo     `json:"blocks,omitempty"`
+	HTTP    *HTTPInfo       `json:"http,omitempty"`
+	Text    string          `json:"text,omitempty"`
+}
+
+// BlockInfo summarises one content block of a result.
+type BlockInfo struct {
+	Type    string `json:"type"`
+	URI     string `json:"uri,omitempty"`
+	Bytes   int    `json:"bytes"`
+	Unknown bool   `json:"unknown,omitempty"`
+}
+
+// HTTPInfo describes a raw HTTP exchange.
+type HTTPInfo struct {
+	Method         string              `json:"method"`
+	URL            string              `json:"url"`
+	RequestHeader  map[string][]string `json:"requestHeader,omitempty"`
+	RequestBody    string              `json:"requestBody,omitempty"`
+	Status         int                 `json:"status,omitempty"`
+	ResponseHeader map[string][]string `json:"responseHeader,omitempty"`
+	ResponseBody   string              `json:"responseBody,omitempty"`
+}
+
+// KnownBlockTypes are the MCP content block types.
+var KnownBlockTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
+
+// Recorder writes one transcript. It is safe for concurrent use.
+type Recorder struct {
+	mu       sync.Mutex
+	path     string
+	f        *os.File
+	err      error
+	warnings []string
+	counts   Counts
+}
+
+// Counts are the requests the harness sent, by method, and the tool calls
+// by tool and operation.
+type Counts struct {
+	Methods    map[string]int `json:"methods"`
+	Operations map[string]int `json:"operations"` // "tool/operation"
+}
+
+// Create opens a transcript file at path (directories are created).
+func Create(path string) (*Recorder, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Recorder{path: path, f: f, counts: newCounts()}, nil
+}
+
+// Discard returns a recorder that keeps counts and warnings but writes no file.
+func Discard() *Recorder { return &Recorder{counts: newCounts()} }
+
+func newCounts() Counts {
+	return Counts{Methods: map[string]int{}, Operations: map[string]int{}}
+}
+
+// Path returns the transcript's file path ("" for Discard).
+func (r *Recorder) Path() string { return r.path }
+
+// Add writes an entry, stamping its time.
+func (r *Recorder) Add(e Entry) {
+	if r == nil {
+		return
+	}
+	e.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Kind == Warning {
+		r.warnings = append(r.warnings, e.Text)
+	}
+	if e.Dir == Send && e.Kind == Request {
+		r.count(e)
+	}
+	if r.f == nil || r.err != nil {
+		return
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		line, _ = json.Marshal(Entry{Time: e.Time, Kind: Warning, Text: "unrecordable entry: " + err.Error()})
+	}
+	if _, err := r.f.Write(append(line, '\n')); err != nil {
+		r.err = err
+	}
+}
+
+func (r *Recorder) count(e Entry) {
+	r.counts.Methods[e.Method]++
+	if e.Method != "tools/call" {
+		return
+	}
+	var msg struct {
+		Params struct {
+			Name      string `json:"name"`
+			Arguments struct {
+				Operation string `json:"operation"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(e.Message, &msg)
+	r.counts.Operations[msg.Params.Name+"/"+msg.Params.Arguments.Operation]++
+}
+
+// Warn records a warning.
+func (r *Recorder) Warn(format string, a ...any) {
+	r.Add(Entry{Kind: Warning, Text: fmt.Sprintf(format, a...)})
+}
+
+// Notef records a free-text note (for example a quirk the harness tolerated).
+func (r *Recorder) Notef(format string, a ...any) {
+	r.Add(Entry{Kind: Note, Text: fmt.Sprintf(format, a...)})
+}
+
+// Warnings returns the warnings recorded so far.
+func (r *Recorder) Warnings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string{}, r.warnings...)
+}
+
+// Counts returns a copy of the request counts.
+func (r *Recorder) Counts() Counts {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := newCounts()
+	for k, v := range r.counts.Methods {
+		c.Methods[k] = v
+	}
+	for k, v := range r.counts.Operations {
+		c.Operations[k] = v
+	}
+	return c
+}
+
+// Close flushes and closes the file and reports any write error.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return r.err
+	}
+	err := r.f.Close()
+	r.f = nil
+	if r.err != nil {
+		return r.err
+	}
+	return err
+}
+
+// Merge adds other's counts to c.
+func (c *Counts) Merge(other Counts) {
+	if c.Methods == nil {
+		*c = newCounts()
+	}
+	for k, v := range other.Methods {
+		c.Methods[k] += v
+	}
+	for k, v := range other.Operations {
+		c.Operations[k] += v
+	}
+}
+
+// Keys returns the sorted keys of a count map.
+func Keys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResultBlocks summarises the content blocks of a tools/call result and
+// reports the types it does not know.
+func ResultBlocks(result json.RawMessage) (blocks []BlockInfo, unknown []string) {
+	var res struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(result, &res) != nil {
+		return nil, nil
+	}
+	for _, raw := range res.Content {
+		var b struct {
+			Type     string `json:"type"`
+			URI      string `json:"uri"`
+			Resource struct {
+				URI string `json:"uri"`
+			} `json:"resource"`
+		}
+		_ = json.Unmarshal(raw, &b)
+		info := BlockInfo{Type: b.Type, URI: b.URI, Bytes: len(bytes.TrimSpace(raw))}
+		if info.URI == "" {
+			info.URI = b.Resource.URI
+		}
+		if !KnownBlockTypes[b.Type] {
+			info.Unknown = true
+			unknown = append(unknown, b.Type)
+		}
+		blocks = append(blocks, info)
+	}
+	return blocks, unknown
+}

@@ -1,0 +1,189 @@
+package scorecards
+
+import (
+	"fmt"
+	"slices"
+)
+
+// RegressionThreshold is the largest drop of an axis score or of a required
+// level's pass rate that is not a regression: 5 percentage points (§5.6,
+// the upstream pass-rate threshold).
+const RegressionThreshold = 0.05
+
+// tolerance absorbs float rounding so that a drop of exactly the threshold
+// is not a regression.
+const tolerance = 1e-9
+
+// The kinds of compared figure.
+const (
+	KindAxis  = "axis"  // an axis score
+	KindLevel = "level" // a required level's pass rate
+)
+
+// Comparison is the result of setting a run against a baseline.
+type Comparison struct {
+	// Comparable is false when the machine fingerprints (CPU model, cores,
+	// GOMAXPROCS) differ; then Regressions is empty: nothing is gated.
+	Comparable bool
+	// Baseline and Current are the fingerprints of the two machines.
+	Baseline, Current string
+	// Deltas lists every figure present in either scorecard.
+	Deltas []Delta
+	// Regressions lists the figures that dropped by more than
+	// RegressionThreshold.
+	Regressions []Regression
+	// Notes are differences worth knowing that are not regressions.
+	Notes []string
+}
+
+// Delta is one figure in the baseline and in the current run; nil means
+// not measured there.
+type Delta struct {
+	Kind     string
+	Name     string
+	Baseline *float64
+	Current  *float64
+}
+
+// Regression is a figure that dropped by more than RegressionThreshold.
+type Regression struct {
+	Kind     string
+	Name     string
+	Baseline float64
+	Current  float64
+}
+
+// Drop returns how much the figure fell, as a fraction (0.07 = 7 pp).
+func (r Regression) Drop() float64 {
+	return r.Baseline - r.Current
+}
+
+// Compare sets the current scorecard against a baseline. Every axis score
+// and every level pass rate becomes a Delta. When the machine fingerprints
+// agree, an axis score, or the pass rate of a level that is required in
+// either run, that fell by more than RegressionThreshold is a Regression.
+// Figures measured on one side only, and differences of target, kernel,
+// memory or harness, are noted.
+func Compare(baseline, current Scorecard) Comparison {
+	c := Comparison{
+		Comparable: baseline.Machine.SameFingerprint(current.Machine),
+		Baseline:   baseline.Machine.Fingerprint(),
+		Current:    current.Machine.Fingerprint(),
+	}
+	if !c.Comparable {
+		c.Notes = append(c.Notes, fmt.Sprintf("incomparable: the baseline ran on %s, this run on %s; nothing is gated",
+			c.Baseline, c.Current))
+	}
+	c.Notes = append(c.Notes, contextNotes(baseline, current)...)
+	c.compareAxes(baseline.Axes, current.Axes)
+	c.compareLevels(levelsOf(baseline), levelsOf(current))
+	return c
+}
+
+// compareAxes adds the axis deltas and regressions.
+func (c *Comparison) compareAxes(base, cur []Axis) {
+	var names []string
+	for _, a := range append(slices.Clone(base), cur...) {
+		if !slices.Contains(names, a.Name) {
+			names = append(names, a.Name)
+		}
+	}
+	for _, name := range names {
+		b, c2 := axisScore(base, name), axisScore(cur, name)
+		c.add(KindAxis, name, b, c2, true)
+	}
+}
+
+// compareLevels adds the level deltas and the regressions of the levels
+// required in either run.
+func (c *Comparison) compareLevels(base, cur []LevelResult) {
+	var names []Level
+	for _, l := range append(slices.Clone(base), cur...) {
+		if !slices.Contains(names, l.Level) {
+			names = append(names, l.Level)
+		}
+	}
+	for _, name := range names {
+		bl, bok := findLevel(base, name)
+		cl, cok := findLevel(cur, name)
+		required := (bok && bl.gated()) || (cok && cl.gated())
+		c.add(KindLevel, string(name), passRate(bl, bok), passRate(cl, cok), required)
+	}
+}
+
+// add records a delta and, when gated and comparable, a regression; a
+// figure measured on one side only is noted when gated.
+func (c *Comparison) add(kind, name string, base, cur *float64, gated bool) {
+	c.Deltas = append(c.Deltas, Delta{Kind: kind, Name: name, Baseline: base, Current: cur})
+	switch {
+	case !gated:
+	case base != nil && cur == nil:
+		c.Notes = append(c.Notes, fmt.Sprintf("%s %s was measured in the baseline but not in this run", kind, name))
+	case base == nil && cur != nil:
+		c.Notes = append(c.Notes, fmt.Sprintf("%s %s is measured in this run but not in the baseline", kind, name))
+	case base != nil && cur != nil && c.Comparable && *base-*cur > RegressionThreshold+tolerance:
+		c.Regressions = append(c.Regressions, Regression{Kind: kind, Name: name, Baseline: *base, Current: *cur})
+	}
+}
+
+// contextNotes notes the differences between the two runs that do not
+// decide comparability.
+func contextNotes(b, c Scorecard) []string {
+	var notes []string
+	diff := func(what, x, y string) {
+		if x != y {
+			notes = append(notes, fmt.Sprintf("%s differs: baseline %q, this run %q", what, x, y))
+		}
+	}
+	diff("target", b.Target.Name, c.Target.Name)
+	diff("transport", b.Target.Transport, c.Target.Transport)
+	diff("storage", b.Target.Storage, c.Target.Storage)
+	diff("server version", b.Target.ServerVersion, c.Target.ServerVersion)
+	diff("harness version", b.Harness.Version, c.Harness.Version)
+	diff("Go version", b.Harness.GoVersion, c.Harness.GoVersion)
+	diff("kernel", b.Machine.Kernel, c.Machine.Kernel)
+	if b.Machine.MemoryBytes != c.Machine.MemoryBytes {
+		notes = append(notes, fmt.Sprintf("memory differs: baseline %d bytes, this run %d bytes",
+			b.Machine.MemoryBytes, c.Machine.MemoryBytes))
+	}
+	return notes
+}
+
+// axisScore returns the score of the named axis, nil when absent or not
+// measured.
+func axisScore(axes []Axis, name string) *float64 {
+	for _, a := range axes {
+		if a.Name == name {
+			return a.Score
+		}
+	}
+	return nil
+}
+
+// levelsOf returns the correctness levels of a scorecard.
+func levelsOf(s Scorecard) []LevelResult {
+	a, _ := s.Axis(AxisCorrectness)
+	return a.Levels
+}
+
+// findLevel returns the result of the named level.
+func findLevel(levels []LevelResult, name Level) (LevelResult, bool) {
+	for _, l := range levels {
+		if l.Level == name {
+			return l, true
+		}
+	}
+	return LevelResult{}, false
+}
+
+// passRate returns the pass rate of a level, nil when absent or empty.
+func passRate(l LevelResult, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	r, ok := l.PassRate()
+	if !ok {
+		return nil
+	}
+	return &r
+}

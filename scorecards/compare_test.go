@@ -1,0 +1,153 @@
+package scorecards
+
+import (
+	"strings"
+	"testing"
+)
+
+// levelsCard returns a finished scorecard whose correctness axis has the
+// given levels.
+func levelsCard(levels ...LevelResult) Scorecard {
+	s := Scorecard{Machine: testMachine(), Axes: []Axis{Correctness(levels)}}
+	s.Finish()
+	return s
+}
+
+// axisCard returns a finished scorecard with one observability axis scoring
+// v.
+func axisCard(v float64) Scorecard {
+	s := Scorecard{Machine: testMachine(), Axes: []Axis{{Name: AxisObservability, Score: ptr(v), Weight: 0.15}}}
+	s.Finish()
+	return s
+}
+
+func TestCompareEqualHasNoRegression(t *testing.T) {
+	s := sample()
+	s.Finish()
+	c := Compare(s, s)
+	if !c.Comparable || len(c.Regressions) != 0 || len(c.Notes) != 0 {
+		t.Fatalf("comparison with itself: %+v", c)
+	}
+	if len(c.Deltas) != 7+3 {
+		t.Fatalf("%d deltas, want 7 axes and 3 levels", len(c.Deltas))
+	}
+	if g := c.Gate(); !g.Passed || g.Name != GateBaseline {
+		t.Fatalf("gate %+v", g)
+	}
+	md := c.Markdown()
+	for _, want := range []string{"Comparable: same machine fingerprint (Test CPU @ 3.00GHz, 8 cores, GOMAXPROCS 8)", "No regression", "| correctness | 90.0% | 90.0% | ±0.0 pp |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestCompareAxisThreshold(t *testing.T) {
+	if c := Compare(axisCard(0.90), axisCard(0.85)); len(c.Regressions) != 0 {
+		t.Fatalf("a drop of exactly 5 pp is a regression: %+v", c.Regressions)
+	}
+	if c := Compare(axisCard(0.50), axisCard(0.90)); len(c.Regressions) != 0 {
+		t.Fatalf("an improvement is a regression: %+v", c.Regressions)
+	}
+	c := Compare(axisCard(0.90), axisCard(0.84))
+	if len(c.Regressions) != 1 {
+		t.Fatalf("regressions %+v, want one", c.Regressions)
+	}
+	r := c.Regressions[0]
+	if r.Kind != KindAxis || r.Name != AxisObservability || !near(r.Drop(), 0.06) {
+		t.Fatalf("regression %+v", r)
+	}
+	g := c.Gate()
+	if g.Passed || g.Detail != "axis observability −6.0 pp" {
+		t.Fatalf("gate %+v", g)
+	}
+	if md := c.Markdown(); !strings.Contains(md, "- axis observability: 90.0% → 84.0% (−6.0 pp)") ||
+		!strings.Contains(md, "| observability | 90.0% | 84.0% | -6.0 pp |") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+}
+
+func TestCompareRequiredLevelPassRate(t *testing.T) {
+	// The correctness score is 90/100 in both runs, but @core lost 6 pp.
+	base := levelsCard(
+		LevelResult{Level: Core, Passed: 50, Required: true},
+		LevelResult{Level: Intent, Passed: 40, Failed: 10, Required: true},
+		LevelResult{Level: Quirk, Passed: 10},
+	)
+	cur := levelsCard(
+		LevelResult{Level: Core, Passed: 47, Skipped: 3, Required: true},
+		LevelResult{Level: Intent, Passed: 43, Failed: 7, Required: true},
+		LevelResult{Level: Quirk, Passed: 0, Failed: 10},
+	)
+	c := Compare(base, cur)
+	if len(c.Regressions) != 1 {
+		t.Fatalf("regressions %+v, want only the core level", c.Regressions)
+	}
+	if r := c.Regressions[0]; r.Kind != KindLevel || r.Name != string(Core) || !near(r.Baseline, 1) || !near(r.Current, 0.94) {
+		t.Fatalf("regression %+v", r)
+	}
+	if !strings.Contains(c.Markdown(), "| @quirk pass rate | 100.0% | 0.0% | -100.0 pp |") {
+		t.Fatalf("informational level missing from the deltas:\n%s", c.Markdown())
+	}
+}
+
+func TestCompareIncomparableMachinesAreNotGated(t *testing.T) {
+	base, cur := axisCard(1), axisCard(0.2)
+	cur.Machine.GOMAXPROCS = 4
+	c := Compare(base, cur)
+	if c.Comparable || len(c.Regressions) != 0 {
+		t.Fatalf("different GOMAXPROCS: comparable %v, regressions %+v", c.Comparable, c.Regressions)
+	}
+	if len(c.Notes) == 0 || !strings.Contains(c.Notes[0], "incomparable") {
+		t.Fatalf("notes %q", c.Notes)
+	}
+	if g := c.Gate(); !g.Passed || !strings.Contains(g.Detail, "not gated") {
+		t.Fatalf("gate %+v", g)
+	}
+	if md := c.Markdown(); !strings.Contains(md, "**Incomparable**") || !strings.Contains(md, "GOMAXPROCS 4") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	for _, change := range []func(m *Machine){
+		func(m *Machine) { m.CPUModel = "Other CPU" },
+		func(m *Machine) { m.Cores = 16 },
+	} {
+		cur := axisCard(1)
+		change(&cur.Machine)
+		if Compare(base, cur).Comparable {
+			t.Errorf("machine %+v comparable with %+v", cur.Machine, base.Machine)
+		}
+	}
+}
+
+func TestCompareOtherMachineDifferencesAreNotes(t *testing.T) {
+	base, cur := axisCard(0.9), axisCard(0.5)
+	cur.Machine.Kernel = "6.8.0"
+	cur.Machine.MemoryBytes = 8 << 30
+	c := Compare(base, cur)
+	if !c.Comparable || len(c.Regressions) != 1 {
+		t.Fatalf("kernel and memory changes must not make runs incomparable: %+v", c)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	if !strings.Contains(notes, `kernel differs: baseline "6.1.0-test", this run "6.8.0"`) || !strings.Contains(notes, "memory differs") {
+		t.Fatalf("notes %q", c.Notes)
+	}
+}
+
+func TestCompareAxisNoLongerMeasuredIsANote(t *testing.T) {
+	base := axisCard(0.9)
+	cur := levelsCard(LevelResult{Level: Core, Passed: 1, Required: true})
+	c := Compare(base, cur)
+	if len(c.Regressions) != 0 {
+		t.Fatalf("regressions %+v", c.Regressions)
+	}
+	notes := strings.Join(c.Notes, "\n")
+	for _, want := range []string{
+		"axis observability was measured in the baseline but not in this run",
+		"axis correctness is measured in this run but not in the baseline",
+		"level core is measured in this run but not in the baseline",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q: %q", want, c.Notes)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package scorecards
+
+import (
+	"slices"
+	"testing"
+)
+
+// gate returns the named gate of s.
+func gate(t *testing.T, s Scorecard, name string) Gate {
+	t.Helper()
+	for _, g := range s.Gates {
+		if g.Name == name {
+			return g
+		}
+	}
+	t.Fatalf("no gate %q in %+v", name, s.Gates)
+	return Gate{}
+}
+
+func TestFinishNormalisesOverMeasuredAxes(t *testing.T) {
+	s := Scorecard{Axes: []Axis{
+		{Name: "custom", Score: ptr(0), Weight: 0},
+		{Name: AxisObservability, Score: ptr(0.5), Weight: 0.15},
+		{Name: AxisCorrectness, Score: ptr(1), Weight: 0.25},
+	}}
+	s.Finish()
+	// (0.25·1 + 0.15·0.5) / (0.25 + 0.15); the weightless custom axis and
+	// the unmeasured standard axes do not count.
+	wantScore(t, "overall", s.Overall, 0.8125)
+	var names []string
+	for _, a := range s.Axes {
+		names = append(names, a.Name)
+	}
+	want := append(StandardAxes(), "custom")
+	if !slices.Equal(names, want) {
+		t.Fatalf("axes %v, want %v", names, want)
+	}
+	perf, _ := s.Axis(AxisPerformance)
+	if perf.Measured() || perf.Weight != 0.20 {
+		t.Fatalf("added performance axis %+v, want unmeasured with weight 0.20", perf)
+	}
+	if s.SchemaVersion != "1" {
+		t.Fatalf("schema version %q", s.SchemaVersion)
+	}
+}
+
+func TestFinishOverallWithEveryAxisIsTheSection57Sum(t *testing.T) {
+	scores := map[string]float64{
+		AxisCorrectness: 1, AxisRobustness: 0.8, AxisConformance: 0.6, AxisPerformance: 0.5,
+		AxisStability: 0.2, AxisObservability: 0.4, AxisSecurity: 1,
+	}
+	var s Scorecard
+	for n, v := range scores {
+		s.Axes = append(s.Axes, Axis{Name: n, Score: ptr(v), Weight: DefaultWeight(n)})
+	}
+	s.Finish()
+	want := 0.25*1 + 0.15*0.8 + 0.10*0.6 + 0.20*0.5 + 0.05*0.2 + 0.15*0.4 + 0.10*1
+	wantScore(t, "overall", s.Overall, want)
+}
+
+func TestFinishWithoutMeasuredAxesHasNoOverall(t *testing.T) {
+	s := Scorecard{}
+	s.Finish()
+	if s.Overall != nil {
+		t.Fatalf("overall %v, want nil", *s.Overall)
+	}
+	if s.Verdict != VerdictFail {
+		t.Fatalf("verdict %q for a run that measured nothing, want fail", s.Verdict)
+	}
+	if g := gate(t, s, GateCorrectness); g.Passed || g.Detail != "correctness not measured" {
+		t.Fatalf("correctness gate %+v", g)
+	}
+	if g := gate(t, s, GateRequiredLevels); g.Passed {
+		t.Fatalf("required levels gate %+v passed without levels", g)
+	}
+}
+
+func TestFinishGatesAndVerdict(t *testing.T) {
+	cases := []struct {
+		name           string
+		levels         []LevelResult
+		levelsPass     bool
+		correctnessMin bool
+	}{
+		{"all pass, quirk fails", []LevelResult{
+			{Level: Core, Passed: 20, Required: true},
+			{Level: Intent, Passed: 5, Required: true},
+			{Level: Quirk, Failed: 3, Required: true},
+		}, true, true},
+		{"exactly 95% with a failure", []LevelResult{{Level: Core, Passed: 19, Failed: 1, Required: true}}, false, true},
+		{"a skip fails the levels gate only", []LevelResult{{Level: Core, Passed: 99, Skipped: 1, Required: true}}, false, true},
+		{"below 95%", []LevelResult{{Level: Core, Passed: 9, Failed: 1, Required: true}}, false, false},
+		{"informational intent failures", []LevelResult{
+			{Level: Core, Passed: 10, Required: true},
+			{Level: Intent, Failed: 10},
+		}, true, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Scorecard{Axes: []Axis{Correctness(tc.levels)}}
+			s.Finish()
+			if g := gate(t, s, GateRequiredLevels); g.Passed != tc.levelsPass {
+				t.Errorf("required levels gate %+v, want passed=%v", g, tc.levelsPass)
+			}
+			if g := gate(t, s, GateCorrectness); g.Passed != tc.correctnessMin {
+				t.Errorf("correctness gate %+v, want passed=%v", g, tc.correctnessMin)
+			}
+			want := VerdictFail
+			if tc.levelsPass && tc.correctnessMin {
+				want = VerdictPass
+			}
+			if s.Verdict != want {
+				t.Errorf("verdict %q, want %q", s.Verdict, want)
+			}
+			if len(s.Gates) != 2 {
+				t.Errorf("gates %+v, want the two computed ones (security not measured)", s.Gates)
+			}
+		})
+	}
+}
+
+func TestFinishRequiredLevelsGateNamesTheFailures(t *testing.T) {
+	s := Scorecard{Axes: []Axis{Correctness([]LevelResult{
+		{Level: Core, Passed: 10, Required: true},
+		{Level: Intent, Passed: 8, Failed: 1, Skipped: 2, Required: true},
+	})}}
+	s.Finish()
+	if g := gate(t, s, GateRequiredLevels); g.Detail != "intent: 1 failed, 2 skipped" {
+		t.Fatalf("detail %q", g.Detail)
+	}
+}
+
+func TestFinishSecurityGate(t *testing.T) {
+	good := []LevelResult{{Level: Core, Passed: 10, Required: true}}
+	leak := ChecksAxis(AxisSecurity, DefaultWeight(AxisSecurity), []Check{
+		{Name: "metrics", Passed: true}, {Name: "debug log", Passed: false},
+	})
+	s := Scorecard{Axes: []Axis{Correctness(good), leak}}
+	s.Finish()
+	g := gate(t, s, GateSecurity)
+	if g.Passed || g.Detail != "failed: debug log" || s.Verdict != VerdictFail {
+		t.Fatalf("gate %+v verdict %q, want a failed security gate naming the leak", g, s.Verdict)
+	}
+	clean := ChecksAxis(AxisSecurity, DefaultWeight(AxisSecurity), []Check{{Name: "metrics", Passed: true}})
+	s = Scorecard{Axes: []Axis{Correctness(good), clean}}
+	s.Finish()
+	if g := gate(t, s, GateSecurity); !g.Passed || s.Verdict != VerdictPass {
+		t.Fatalf("gate %+v verdict %q, want pass", g, s.Verdict)
+	}
+}
+
+func TestFinishKeepsCallerGatesAndIsIdempotent(t *testing.T) {
+	s := Scorecard{
+		Axes:  []Axis{Correctness([]LevelResult{{Level: Core, Passed: 10, Required: true}})},
+		Gates: []Gate{{Name: "custom", Passed: true, Detail: "ok"}},
+	}
+	s.Finish()
+	if s.Verdict != VerdictPass {
+		t.Fatalf("verdict %q, gates %+v", s.Verdict, s.Gates)
+	}
+	s.Gates = append(s.Gates, Gate{Name: GateBaseline, Passed: false, Detail: "core −6 pp"})
+	s.Finish()
+	s.Finish()
+	var names []string
+	for _, g := range s.Gates {
+		names = append(names, g.Name)
+	}
+	want := []string{GateRequiredLevels, GateCorrectness, "custom", GateBaseline}
+	if !slices.Equal(names, want) {
+		t.Fatalf("gates %v, want %v", names, want)
+	}
+	if s.Verdict != VerdictFail {
+		t.Fatalf("verdict %q with a failed caller gate, want fail", s.Verdict)
+	}
+}

@@ -1,0 +1,84 @@
+package scorecards
+
+import "time"
+
+// SchemaVersion is the version of the scorecard document this package
+// writes and reads.
+const SchemaVersion = "1"
+
+// The verdicts of a finished scorecard.
+const (
+	VerdictPass = "pass"
+	VerdictFail = "fail"
+)
+
+// Scorecard is the result of one run: what ran against what, on which
+// machine, the per-axis vector, the overall scalar, the gates and the
+// verdict. Fill in everything but Overall and Verdict, then call
+// [Scorecard.Finish].
+type Scorecard struct {
+	SchemaVersion string    `json:"schemaVersion"`
+	RunID         string    `json:"runId"`
+	StartedAt     time.Time `json:"startedAt"`
+	FinishedAt    time.Time `json:"finishedAt"`
+	Target        Target    `json:"target"`
+	Harness       Harness   `json:"harness"`
+	Machine       Machine   `json:"machine"`
+	Axes          []Axis    `json:"axes"`
+	// Overall is the weighted mean of the measured axes, nil when none is.
+	Overall *float64 `json:"overall"`
+	Gates   []Gate   `json:"gates"`
+	// Verdict is VerdictPass iff every gate passed.
+	Verdict string `json:"verdict"`
+}
+
+// The kinds of target.
+const (
+	// TargetEmbedded is the reference server run inside the harness.
+	TargetEmbedded = "embedded"
+	// TargetURL is a server reached at an HTTP address.
+	TargetURL = "url"
+	// TargetCommand is a server started as a command and spoken to over
+	// stdio.
+	TargetCommand = "command"
+)
+
+// Target describes the server under test.
+type Target struct {
+	// Name names the target in baselines and reports.
+	Name string `json:"name"`
+	// Kind is TargetEmbedded, TargetURL or TargetCommand.
+	Kind string `json:"kind"`
+	// Address is the URL or the command line; empty when embedded.
+	Address string `json:"address"`
+	// Transport is the MCP transport used ("http", "stdio").
+	Transport string `json:"transport"`
+	// Storage is the server's storage backend ("fs", "memory"), if known.
+	Storage string `json:"storage"`
+	// ServerName and ServerVersion are from initialize.serverInfo.
+	ServerName    string `json:"serverName"`
+	ServerVersion string `json:"serverVersion"`
+}
+
+// Harness describes the harness that produced the scorecard.
+type Harness struct {
+	Version   string `json:"version"`
+	GoVersion string `json:"goVersion"`
+}
+
+// Gate is a hard pass/fail condition: any failed gate fails the run.
+type Gate struct {
+	Name   string `json:"name"`
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail"`
+}
+
+// Axis returns the first axis of the scorecard with the given name.
+func (s Scorecard) Axis(name string) (Axis, bool) {
+	for _, a := range s.Axes {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Axis{}, false
+}
