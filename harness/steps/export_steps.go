@@ -303,12 +303,17 @@ func (w *World) exportNonce() error {
 	return nil
 }
 
-func (w *World) exportAttributed(ref string, id, name string) error {
+// exportedNode returns a node of the export read last.
+func (w *World) exportedNode(ref string) (exportNode, error) {
 	d, err := w.doc()
 	if err != nil {
-		return err
+		return exportNode{}, err
 	}
-	n, err := w.node(d, ref)
+	return w.node(d, ref)
+}
+
+func (w *World) exportAttributed(ref string, id, name string) error {
+	n, err := w.exportedNode(ref)
 	if err != nil {
 		return err
 	}
@@ -319,11 +324,7 @@ func (w *World) exportAttributed(ref string, id, name string) error {
 }
 
 func (w *World) revisionDepth(ref string, depth int, root string) error {
-	d, err := w.doc()
-	if err != nil {
-		return err
-	}
-	n, err := w.node(d, ref)
+	n, err := w.exportedNode(ref)
 	if err != nil {
 		return err
 	}
