@@ -9,7 +9,7 @@ CONFORMANCE := $(TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/inde
 CONFORMANCE_PORT ?= 17931
 CONFORMANCE_SCENARIOS := server-initialize ping tools-list logging-set-level dns-rebinding-protection
 
-.PHONY: all build run serve test vet unit conformance bench clean
+.PHONY: all build run serve test vet prometheus unit conformance rules bench overhead sidecar clean
 
 all: build
 
@@ -30,8 +30,15 @@ run: build
 serve: build
 	./$(BIN)/thoughtbox
 
-## test: vet, all Go tests with the race detector, and the official MCP conformance scenarios
-test: vet unit conformance
+## test: vet, all Go tests with the race detector (Prometheus and promtool are installed if missing), and the official MCP conformance scenarios
+test: vet prometheus unit conformance
+
+# The observability tests run a real Prometheus and promtool (Debian package prometheus).
+prometheus:
+	@command -v prometheus >/dev/null && command -v promtool >/dev/null || { \
+	  echo "installing Debian's prometheus package for the observability tests"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends prometheus; }
 
 vet:
 	$(GO) vet ./...
@@ -55,6 +62,19 @@ conformance: build $(CONFORMANCE)
 	  echo "$$out" | grep -E 'Passed:' | sed "s/^/$$s: /"; \
 	  echo "$$out" | grep -qE 'Passed: ([0-9]+)/\1, 0 failed' || { echo "$$out"; fail=1; }; \
 	done; exit $$fail
+
+## rules: check the Prometheus alert rules and run their unit tests (needs promtool)
+rules:
+	promtool check rules observability/prometheus/alerts.yml
+	cd observability/prometheus && promtool test rules alerts_test.yml
+
+## overhead: measure what the sidecar adds, directly vs through it, in one run
+overhead:
+	$(GO) run ./observability/overhead
+
+## sidecar: run mcp-sidecar in front of a server at MCP_UPSTREAM_URL (default the reference server on 1731)
+sidecar: build
+	./$(BIN)/mcp-sidecar --upstream $${MCP_UPSTREAM_URL:-http://127.0.0.1:1731/mcp} --server-name thoughtbox
 
 ## bench: print thoughts per second (memory, fs), the session-length ratio and HTTP latency
 bench:

@@ -49,6 +49,7 @@ func runConform(args []string) int {
 		concurrency = fs.Int("concurrency", 4, "scenarios run at once")
 		tags        = fs.String("tags", "", "godog tag `expression` selecting scenarios, e.g. \"@ledger && ~@quirk\"")
 		progress    = fs.String("progress", "auto", "`auto`, bar or lines")
+		direct      = fs.Bool("direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy (no observability axis)")
 		env         multi
 	)
 	fs.Var(&env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
@@ -58,7 +59,10 @@ func runConform(args []string) int {
 Runs every scenario of the embedded feature files against one target and
 writes, under <out>/<run-id>/: conformance.json and .md, junit.xml,
 cucumber.json, scorecard.json and .md, and one JSONL transcript per scenario.
-Target: the embedded reference server (default), --url, or --command.
+Target: the embedded reference server (default), --url, or --command. The
+traffic goes through an mcp-sidecar proxy started in this process (unless
+--direct); its counts per method, tool and operation must equal the
+harness's own (the scorecard's observability axis).
 
 Exit status: 0 when every scenario of the required levels passed, 1 when some
 failed, 2 when the target could not be started or reached.
@@ -73,7 +77,8 @@ Flags:
 		}
 		return exitUnreachable
 	}
-	opts := target.Options{Kind: target.Embedded, Transport: *transport, Storage: *storage, DataDir: *dataDir, Env: env, ExportDir: *exportDir}
+	opts := target.Options{Kind: target.Embedded, Transport: *transport, Storage: *storage, DataDir: *dataDir, Env: env,
+		ExportDir: *exportDir, Direct: *direct}
 	switch {
 	case *url != "" && *command == "":
 		opts.Kind, opts.URL = target.URL, *url
@@ -127,7 +132,11 @@ Flags:
 	if info.Storage != "" {
 		fmt.Fprintf(os.Stderr, ", %s storage", info.Storage)
 	}
-	fmt.Fprintf(os.Stderr, "), required levels %s, output %s\n", strings.Join(required, ","), dir)
+	via := "through an in-process mcp-sidecar"
+	if !tg.Proxied() {
+		via = "directly"
+	}
+	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)
 
 	rep, err := conform.Run(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
 		Tags: *tags, Progress: newProgress(*progress, conform.CountScenarios(features.FS))})
@@ -172,6 +181,9 @@ Flags:
 	}
 	if na > 0 {
 		fmt.Printf("%d scenarios not applicable to this target\n", na)
+	}
+	if a, ok := card.Axis(scorecards.AxisObservability); ok && a.Score != nil {
+		fmt.Printf("observability %.1f%%: %s\n", *a.Score*100, a.Summary)
 	}
 	fmt.Printf("verdict %s, correctness %s, %d scenarios in %.1f s; results in %s\n", card.Verdict,
 		score(card), passed+failed+na, time.Since(start).Seconds(), dir)

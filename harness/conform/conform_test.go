@@ -51,6 +51,16 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 				if rep.Counts.Methods["tools/call"] == 0 || rep.Counts.Operations["thoughtbox_gateway/thought"] == 0 {
 					t.Errorf("request counts %+v", rep.Counts)
 				}
+				// The traffic went through the sidecar, whose counts must
+				// equal the harness's own.
+				if len(rep.Observability) < 10 {
+					t.Errorf("only %d observability checks", len(rep.Observability))
+				}
+				for _, c := range rep.Observability {
+					if !c.Passed {
+						t.Errorf("sidecar count check %s: %s", c.Name, c.Detail)
+					}
+				}
 			})
 		}
 	}

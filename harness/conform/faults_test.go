@@ -12,12 +12,17 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 // TestEveryInjectedFaultIsCaught runs the whole suite through the broken
 // server once per fault: each fault must make at least one required
 // scenario fail, and the proxy without a fault must pass everything (so it
 // is the fault, not the proxy, that the suite catches).
 func TestEveryInjectedFaultIsCaught(t *testing.T) {
-	ref, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Transport: "http", Storage: "memory"})
+	ref, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Transport: "http", Storage: "memory", Direct: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +52,7 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 			var caught []string
 			for _, s := range rep.Scenarios {
 				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name)
+					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
 				}
 			}
 			if fault == brokenserver.None {

@@ -95,6 +95,9 @@ func (r Report) Markdown() string {
 			warnings = append(warnings, s.Name+": "+w)
 		}
 	}
+	if r.Observability != nil {
+		fmt.Fprintf(&b, "\n## Sidecar counts\n\nThe traffic went through the mcp-sidecar proxy; its counts against the harness's: %s.\n", summarise(r.Observability))
+	}
 	if len(quirks) > 0 {
 		b.WriteString("\n## Quirks tolerated\n\n")
 		for _, q := range quirks {
@@ -144,6 +147,11 @@ func (r Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 		Harness: h,
 		Machine: scorecards.CurrentMachine(),
 		Axes:    []scorecards.Axis{scorecards.Correctness(r.Levels)},
+	}
+	if r.Observability != nil {
+		ax := scorecards.ChecksAxis(scorecards.AxisObservability, scorecards.DefaultWeight(scorecards.AxisObservability), r.Observability)
+		ax.Summary = "sidecar counts vs the harness's: " + summarise(r.Observability)
+		s.Axes = append(s.Axes, ax)
 	}
 	return s
 }

@@ -45,6 +45,9 @@ type Report struct {
 	// Counts are the requests the harness sent, by method and by
 	// tool/operation.
 	Counts transcript.Counts `json:"counts"`
+	// Observability compares the sidecar's counts with Counts (absent when
+	// the harness talked to the target directly).
+	Observability []scorecards.Check `json:"observability,omitempty"`
 }
 
 // TargetInfo describes the server a report is about.

@@ -50,13 +50,18 @@ const (
 	// server's storage; a stdio target starts a process per session, so
 	// with memory storage they are not applicable.
 	SharedStateTag = "@shared-state"
+	// ProxyTag marks scenarios that compare answers given directly and
+	// through the sidecar; with --direct there is no sidecar.
+	ProxyTag = "@proxy"
 )
 
 // notApplicable says why a scenario with these tags can not run against
 // the target ("" when it can).
-func notApplicable(tags []string, info target.Info, stdio bool) string {
+func notApplicable(tags []string, info target.Info, stdio, proxied bool) string {
 	for _, t := range tags {
 		switch {
+		case t == ProxyTag && !proxied:
+			return "compares the target with and without the sidecar; the run talks to the target directly"
 		case t == HTTPOnlyTag && stdio:
 			return "checks HTTP itself; the target speaks stdio"
 		case t == SharedStateTag && stdio && info.Storage == "memory":
@@ -82,10 +87,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	info := o.Target.Info()
 	rep := Report{RunID: filepath.Base(o.OutDir), StartedAt: time.Now().UTC(), Required: o.Required, Nonce: o.Nonce,
 		Target: TargetInfo{Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage}}
-	if err := handshake(ctx, o, &rep); err != nil {
+	env := &steps.Env{Target: o.Target, Nonce: o.Nonce}
+	if err := handshake(ctx, o, &rep, env); err != nil {
 		return rep, err
 	}
-	env := &steps.Env{Target: o.Target, Nonce: o.Nonce}
 	var mu sync.Mutex
 	seen := map[string]int{}
 	transcriptName := func(feature, name string) string {
@@ -117,11 +122,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					switch {
 					case levelTags[t.Name]:
 						res.Level = strings.TrimPrefix(t.Name, "@")
-					case t.Name != HTTPOnlyTag && t.Name != SharedStateTag:
+					case t.Name != HTTPOnlyTag && t.Name != SharedStateTag && t.Name != ProxyTag:
 						res.Suite = strings.TrimPrefix(t.Name, "@")
 					}
 				}
-				if why := notApplicable(tags, info, stdio); why != "" {
+				if why := notApplicable(tags, info, stdio, o.Target.Proxied()); why != "" {
 					res.Status, res.Failure = NotApplicable, why
 				}
 				var err error
@@ -185,17 +190,23 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	sortResults(rep.Scenarios)
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
+	if counts, ok := o.Target.SidecarCounts(); ok {
+		rep.Observability = CompareCounts(rep.Counts, counts)
+	}
 	return rep, nil
 }
 
 // handshake opens one session before the scenarios, to learn the server's
 // name and version and to tell an unreachable target from failing scenarios.
-func handshake(ctx context.Context, o Options, rep *Report) error {
+func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) error {
 	rec, err := transcript.Create(filepath.Join(o.OutDir, "transcripts", "_handshake.jsonl"))
 	if err != nil {
 		return err
 	}
-	defer rec.Close()
+	defer func() {
+		env.AddCounts(rec.Counts())
+		rec.Close()
+	}()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	c, err := o.Target.Connect(ctx, rec, target.ConnOptions{})

@@ -98,6 +98,12 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^every answer matches the golden sequence, apart from the reference server's documented fixes$`, w.goldenCore)
 	sc.Step(`^every answer matches the golden sequence, including the reference server's fixes$`, w.goldenAll)
 
+	// Transparency of the sidecar.
+	sc.Step(`^I play the golden sequence "([^"]*)" directly and through the sidecar$`, w.playBothWays)
+	sc.Step(`^both plays gave the same answers$`, w.samePlays)
+	sc.Step(`^I send the protocol-error requests directly and through the sidecar$`, w.protocolErrorsBothWays)
+	sc.Step(`^both got the same HTTP statuses and bodies$`, w.sameHTTP)
+
 	// HTTP and protocol.
 	sc.Step(`^I GET "([^"]*)"$`, w.get)
 	sc.Step(`^I POST to the MCP endpoint without a session id:$`, w.postNoSession)

@@ -60,18 +60,20 @@ type World struct {
 	conns   map[string]*target.Conn
 	current string
 
-	last     target.ToolResult
-	lastOp   string
-	lastHTTP target.HTTPResponse
-	numbers  []int
-	counter  int
-	golden   *fixtures.Result
-	tools    json.RawMessage
-	resource string
-	elapsed  time.Duration
-	vars     fixtures.Bindings
-	export   []byte
-	sessions map[string]string
+	last      target.ToolResult
+	lastOp    string
+	lastHTTP  target.HTTPResponse
+	numbers   []int
+	counter   int
+	golden    *fixtures.Result
+	tools     json.RawMessage
+	resource  string
+	elapsed   time.Duration
+	plays     [2][]fixtures.Answer
+	httpPairs [][2]target.HTTPResponse
+	vars      fixtures.Bindings
+	export    []byte
+	sessions  map[string]string
 }
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.

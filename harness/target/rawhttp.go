@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -26,12 +27,38 @@ type HTTPResponse struct {
 // relative to its root when path starts with "/") and records the exchange.
 // Scenarios use it only where they check HTTP itself: status codes, headers.
 func (t *Target) RawHTTP(ctx context.Context, rec *transcript.Recorder, method, path string, header map[string]string, body string) (HTTPResponse, error) {
-	if t.httpURL == "" {
+	return t.rawHTTP(ctx, rec, t.httpURL, method, path, header, body)
+}
+
+// RawHTTPViaSidecar is RawHTTP through the sidecar. A JSON-RPC request in
+// the body is also recorded as a request the harness sent, since the sidecar
+// counts it.
+func (t *Target) RawHTTPViaSidecar(ctx context.Context, rec *transcript.Recorder, method, path string, header map[string]string, body string) (HTTPResponse, error) {
+	if t.side == nil || t.side.url == "" {
+		return HTTPResponse{}, errors.New("no sidecar in front of the target")
+	}
+	var msg struct {
+		ID     any    `json:"id"`
+		Method string `json:"method"`
+	}
+	if json.Unmarshal([]byte(body), &msg) == nil && msg.Method != "" {
+		kind := transcript.Request
+		if msg.ID == nil {
+			kind = transcript.Notification
+		}
+		rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
+			Text: "sent as raw HTTP through the sidecar"})
+	}
+	return t.rawHTTP(ctx, rec, t.side.url, method, path, header, body)
+}
+
+func (t *Target) rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
+	if endpoint == "" {
 		return HTTPResponse{}, ErrNotHTTP
 	}
-	url := t.httpURL
+	url := endpoint
 	if strings.HasPrefix(path, "/") {
-		root := t.httpURL
+		root := endpoint
 		if i := strings.Index(root[len("http://"):], "/"); i >= 0 {
 			root = root[:len("http://")+i]
 		}

@@ -16,8 +16,9 @@ import (
 // harness sends, responses and notifications it receives, and requests the
 // server sends to the client together with the harness's answers.
 type recording struct {
-	inner transport.Interface
-	rec   *transcript.Recorder
+	inner  transport.Interface
+	rec    *transcript.Recorder
+	bypass bool // traffic that skips the sidecar in front of the target
 
 	mu     sync.RWMutex
 	notify func(mcp.JSONRPCNotification)
@@ -35,8 +36,8 @@ func (r *recordingHTTP) SetProtocolVersion(v string) { r.http.SetProtocolVersion
 
 // record wraps inner; the result implements the same optional interfaces the
 // mcp-go client looks for.
-func record(inner transport.Interface, rec *transcript.Recorder) transport.Interface {
-	r := &recording{inner: inner, rec: rec}
+func record(inner transport.Interface, rec *transcript.Recorder, bypass bool) transport.Interface {
+	r := &recording{inner: inner, rec: rec, bypass: bypass}
 	inner.SetNotificationHandler(r.onNotification)
 	if h, ok := inner.(transport.HTTPConnection); ok {
 		return &recordingHTTP{recording: r, http: h}
@@ -45,6 +46,12 @@ func record(inner transport.Interface, rec *transcript.Recorder) transport.Inter
 }
 
 func (r *recording) session() string { return r.inner.GetSessionId() }
+
+// add records an entry of this connection.
+func (r *recording) add(e transcript.Entry) {
+	e.Session, e.Bypass = r.session(), r.bypass
+	r.rec.Add(e)
+}
 
 func marshal(v any) json.RawMessage {
 	b, err := json.Marshal(v)
@@ -59,15 +66,15 @@ func (r *recording) Start(ctx context.Context) error { return r.inner.Start(ctx)
 
 // SendRequest records the request and its response (or the transport error).
 func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.Request, Method: req.Method,
+	r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: req.Method,
 		ID: req.ID.Value(), Message: marshal(req)})
 	resp, err := r.inner.SendRequest(ctx, req)
 	if err != nil {
-		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method,
+		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method,
 			ID: req.ID.Value(), Text: err.Error()})
 		return nil, err
 	}
-	e := transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method,
+	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method,
 		ID: req.ID.Value(), Message: marshal(resp)}
 	if req.Method == "tools/call" && resp.Result != nil {
 		var unknown []string
@@ -76,22 +83,22 @@ func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCReques
 			r.rec.Warn("tools/call %v returned a content block of unknown type %q; it is kept in the transcript", req.ID.Value(), t)
 		}
 	}
-	r.rec.Add(e)
+	r.add(e)
 	return resp, nil
 }
 
 // SendNotification records and sends a notification.
 func (r *recording) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
-	r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.Notification, Method: n.Method, Message: marshal(n)})
+	r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Notification, Method: n.Method, Message: marshal(n)})
 	err := r.inner.SendNotification(ctx, n)
 	if err != nil {
-		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.TransportErr, Method: n.Method, Text: err.Error()})
+		r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.TransportErr, Method: n.Method, Text: err.Error()})
 	}
 	return err
 }
 
 func (r *recording) onNotification(n mcp.JSONRPCNotification) {
-	r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.Notification, Method: n.Method, Message: marshal(n)})
+	r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Notification, Method: n.Method, Message: marshal(n)})
 	r.mu.RLock()
 	h := r.notify
 	r.mu.RUnlock()
@@ -115,15 +122,15 @@ func (r *recording) SetRequestHandler(h transport.RequestHandler) {
 		return
 	}
 	bidir.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Recv, Kind: transcript.Request, Method: req.Method,
+		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Request, Method: req.Method,
 			ID: req.ID.Value(), Message: marshal(req)})
 		resp, err := h(ctx, req)
 		if err != nil {
-			r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.TransportErr, Method: req.Method,
+			r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.TransportErr, Method: req.Method,
 				ID: req.ID.Value(), Text: err.Error()})
 			return resp, err
 		}
-		r.rec.Add(transcript.Entry{Session: r.session(), Dir: transcript.Send, Kind: transcript.Response, Method: req.Method,
+		r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Response, Method: req.Method,
 			ID: req.ID.Value(), Message: marshal(resp)})
 		return resp, nil
 	})
@@ -132,7 +139,7 @@ func (r *recording) SetRequestHandler(h transport.RequestHandler) {
 // Close closes the wrapped transport (an HTTP transport sends DELETE).
 func (r *recording) Close() error {
 	err := r.inner.Close()
-	r.rec.Add(transcript.Entry{Session: r.session(), Kind: transcript.Note, Text: "connection closed"})
+	r.add(transcript.Entry{Kind: transcript.Note, Text: "connection closed"})
 	return err
 }
 

@@ -64,6 +64,8 @@ type Options struct {
 	// ExportDir tells the harness where a server it did not start writes
 	// its exports, for the scenarios that check the place (D9).
 	ExportDir string
+	// Direct talks to the target without the sidecar proxy in between.
+	Direct bool
 }
 
 // Info describes a started target.
@@ -84,9 +86,11 @@ var ErrUnreachable = errors.New("target unreachable")
 type Target struct {
 	opts    Options
 	info    Info
-	httpURL string
+	httpURL string // the target's own MCP endpoint
+	handler http.Handler
 	argv    []string
 	env     []string
+	side    *sidecarFront
 
 	mu      sync.Mutex
 	closers []func() error
@@ -119,6 +123,13 @@ func Start(ctx context.Context, o Options) (*Target, error) {
 	default:
 		return nil, fmt.Errorf("unknown target kind %q", o.Kind)
 	}
+	if err == nil && !o.Direct {
+		if t.httpURL != "" {
+			err = t.startSidecar(t.httpURL, t.handler)
+		} else {
+			t.side = &sidecarFront{}
+		}
+	}
 	if err != nil {
 		t.Close()
 		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
@@ -129,8 +140,17 @@ func Start(ctx context.Context, o Options) (*Target, error) {
 // Info describes the target.
 func (t *Target) Info() Info { return t.info }
 
-// HTTPURL is the MCP endpoint of an HTTP target ("" for stdio).
-func (t *Target) HTTPURL() string { return t.httpURL }
+// HTTPURL is the MCP endpoint clients of an HTTP target use: the sidecar's,
+// or the target's own when the harness talks to it directly ("" for stdio).
+func (t *Target) HTTPURL() string {
+	if t.side != nil && t.side.url != "" {
+		return t.side.url
+	}
+	return t.httpURL
+}
+
+// DirectURL is the target's own MCP endpoint ("" for stdio).
+func (t *Target) DirectURL() string { return t.httpURL }
 
 func (t *Target) onClose(f func() error) {
 	t.mu.Lock()
@@ -194,6 +214,7 @@ func (t *Target) startEmbedded() error {
 		return errors.Join(hs.Shutdown(ctx), srv.Close())
 	})
 	t.httpURL = "http://" + ln.Addr().String() + mcpserver.MCPPath
+	t.handler = srv.Handler()
 	t.info.Address = t.httpURL
 	return nil
 }
@@ -362,6 +383,8 @@ type ConnOptions struct {
 	Sampling Sampling
 	// Roots, when not nil, declares the roots capability and lists them.
 	Roots []mcp.Root
+	// Direct bypasses the sidecar for this session.
+	Direct bool
 }
 
 type sampler struct{ rec *transcript.Recorder }
@@ -382,18 +405,29 @@ func (r roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsR
 // session, or, over stdio, a new child process.
 func (t *Target) Connect(ctx context.Context, rec *transcript.Recorder, o ConnOptions) (*Conn, error) {
 	var inner transport.Interface
-	if t.httpURL != "" {
+	endpoint := t.HTTPURL()
+	if o.Direct {
+		endpoint = t.httpURL
+	}
+	switch {
+	case t.httpURL != "":
 		hopts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}
 		if o.Sampling != NoSampling || o.Roots != nil {
 			// Server-initiated requests reach the client on the GET stream.
 			hopts = append(hopts, transport.WithContinuousListening())
 		}
-		tr, err := transport.NewStreamableHTTP(t.httpURL, hopts...)
+		tr, err := transport.NewStreamableHTTP(endpoint, hopts...)
 		if err != nil {
 			return nil, err
 		}
 		inner = tr
-	} else {
+	case t.side != nil && !o.Direct:
+		tr, err := t.stdioThroughSidecar(rec)
+		if err != nil {
+			return nil, err
+		}
+		inner = tr
+	default:
 		inner = transport.NewStdioWithOptions(t.argv[0], t.env, t.argv[1:], transport.WithCommandFunc(
 			func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 				cmd := exec.CommandContext(ctx, command, args...)
@@ -403,7 +437,7 @@ func (t *Target) Connect(ctx context.Context, rec *transcript.Recorder, o ConnOp
 				return cmd, nil
 			}))
 	}
-	rt := record(inner, rec)
+	rt := record(inner, rec, o.Direct && t.side != nil)
 	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
 	if o.Sampling == AnswerSampling {
 		opts = append(opts, client.WithSamplingHandler(sampler{rec}))
@@ -424,7 +458,14 @@ func (t *Target) Connect(ctx context.Context, rec *transcript.Recorder, o ConnOp
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	return &Conn{client: c, tr: rt, rec: rec, init: init}, nil
+	conn := &Conn{client: c, tr: rt, rec: rec, init: init}
+	// Like MCP clients at start-up, list the tools; a stdio sidecar learns
+	// the tool and operation names it may use as labels from this answer.
+	if _, err := conn.Request(ctx, "tools/list", map[string]any{}); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("tools/list: %w", err)
+	}
+	return conn, nil
 }
 
 // lineWriter records a child's stderr in the transcript, one entry per line.

@@ -46,6 +46,10 @@ type Entry struct {
 	Blocks  []BlockInfo     `json:"blocks,omitempty"`
 	HTTP    *HTTPInfo       `json:"http,omitempty"`
 	Text    string          `json:"text,omitempty"`
+	// Bypass marks traffic sent straight to the target while a sidecar
+	// proxy is in front of it; it is left out of Counts, which are compared
+	// with the sidecar's.
+	Bypass bool `json:"bypass,omitempty"`
 }
 
 // BlockInfo summarises one content block of a result.
@@ -80,11 +84,12 @@ type Recorder struct {
 	counts   Counts
 }
 
-// Counts are the requests the harness sent, by method, and the tool calls
-// by tool and operation.
+// Counts are the requests the harness sent, by method, the tool calls by
+// tool and operation, and the notifications it sent, by method.
 type Counts struct {
-	Methods    map[string]int `json:"methods"`
-	Operations map[string]int `json:"operations"` // "tool/operation"
+	Methods       map[string]int `json:"methods"`
+	Operations    map[string]int `json:"operations"` // "tool/operation"
+	Notifications map[string]int `json:"notifications"`
 }
 
 // Create opens a transcript file at path (directories are created).
@@ -103,7 +108,7 @@ func Create(path string) (*Recorder, error) {
 func Discard() *Recorder { return &Recorder{counts: newCounts()} }
 
 func newCounts() Counts {
-	return Counts{Methods: map[string]int{}, Operations: map[string]int{}}
+	return Counts{Methods: map[string]int{}, Operations: map[string]int{}, Notifications: map[string]int{}}
 }
 
 // Path returns the transcript's file path ("" for Discard).
@@ -120,8 +125,11 @@ func (r *Recorder) Add(e Entry) {
 	if e.Kind == Warning {
 		r.warnings = append(r.warnings, e.Text)
 	}
-	if e.Dir == Send && e.Kind == Request {
+	if e.Dir == Send && e.Kind == Request && !e.Bypass {
 		r.count(e)
+	}
+	if e.Dir == Send && e.Kind == Notification && !e.Bypass {
+		r.counts.Notifications[e.Method]++
 	}
 	if r.f == nil || r.err != nil {
 		return
@@ -174,12 +182,7 @@ func (r *Recorder) Counts() Counts {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := newCounts()
-	for k, v := range r.counts.Methods {
-		c.Methods[k] = v
-	}
-	for k, v := range r.counts.Operations {
-		c.Operations[k] = v
-	}
+	c.Merge(r.counts)
 	return c
 }
 
@@ -208,6 +211,9 @@ func (c *Counts) Merge(other Counts) {
 	}
 	for k, v := range other.Operations {
 		c.Operations[k] += v
+	}
+	for k, v := range other.Notifications {
+		c.Notifications[k] += v
 	}
 }
 

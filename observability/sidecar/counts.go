@@ -1,0 +1,93 @@
+package sidecar
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// MethodStatus keys request counts.
+type MethodStatus struct {
+	Method string // MCP method, or Other
+	Status string // StatusOK, StatusToolError, StatusError, StatusCancelled
+}
+
+// ToolCall keys tools/call counts.
+type ToolCall struct {
+	Tool      string // advertised tool name, or Other
+	Operation string // value of the tool's operation enum, None or Other
+	Status    string
+}
+
+// Notification keys notification counts.
+type Notification struct {
+	Method    string // MCP method, or Other
+	Direction string // DirectionIn (client to server) or DirectionOut
+}
+
+// Counts is a snapshot of completed requests, read from the same
+// instruments that feed /metrics (mcp_requests_total, mcp_tool_calls_total,
+// mcp_notifications_total). A request counts once its answer has been
+// seen, which happens before the answer is relayed to the client.
+type Counts struct {
+	Requests      map[MethodStatus]int64
+	ToolCalls     map[ToolCall]int64
+	Notifications map[Notification]int64
+}
+
+// Method returns the number of completed requests of method, all statuses.
+func (c Counts) Method(method string) int64 {
+	var n int64
+	for k, v := range c.Requests {
+		if k.Method == method {
+			n += v
+		}
+	}
+	return n
+}
+
+// Total returns the number of completed requests.
+func (c Counts) Total() int64 {
+	var n int64
+	for _, v := range c.Requests {
+		n += v
+	}
+	return n
+}
+
+// counts collects the current values.
+func (t *telemetry) counts() Counts {
+	c := Counts{
+		Requests:      map[MethodStatus]int64{},
+		ToolCalls:     map[ToolCall]int64{},
+		Notifications: map[Notification]int64{},
+	}
+	var rm metricdata.ResourceMetrics
+	if err := t.prom.Collect(context.Background(), &rm); err != nil {
+		return c
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok {
+				continue
+			}
+			for _, dp := range sum.DataPoints {
+				get := func(k string) string {
+					v, _ := dp.Attributes.Value(attribute.Key(k))
+					return v.AsString()
+				}
+				switch m.Name {
+				case MetricRequests:
+					c.Requests[MethodStatus{get("method"), get("status")}] += dp.Value
+				case MetricToolCalls:
+					c.ToolCalls[ToolCall{get("tool"), get("operation"), get("status")}] += dp.Value
+				case MetricNotifications:
+					c.Notifications[Notification{get("method"), get("direction")}] += dp.Value
+				}
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,106 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
+)
+
+// clientCounts is what clients count themselves, keyed like Counts.
+type clientCounts struct {
+	mu       sync.Mutex
+	requests map[MethodStatus]int64
+	tools    map[ToolCall]int64
+}
+
+func (c *clientCounts) add(method, status string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests[MethodStatus{method, status}]++
+}
+
+func (c *clientCounts) tool(tool, op, status string) {
+	c.add("tools/call", status)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.tools[ToolCall{tool, op, status}]++
+}
+
+// TestCountsMatchClients drives 8 parallel sessions and compares the
+// proxy's counts with the clients' own, per method and status and per
+// tool, operation and status.
+func TestCountsMatchClients(t *testing.T) {
+	up := startUpstream(t)
+	p, px := startProxy(t, up.URL, nil)
+	want := &clientCounts{requests: map[MethodStatus]int64{}, tools: map[ToolCall]int64{}}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			c := newClient(t, px.URL)
+			want.add("initialize", StatusOK)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
+				t.Error(err)
+				return
+			}
+			want.add("tools/list", StatusOK)
+			call := func(tool, op string, args map[string]any) {
+				req := mcp.CallToolRequest{}
+				req.Params.Name = tool
+				a := map[string]any{}
+				if op != None {
+					a["operation"] = op
+				}
+				if args != nil {
+					a["args"] = args
+				}
+				req.Params.Arguments = a
+				res, err := c.CallTool(ctx, req)
+				switch {
+				case err != nil:
+					want.tool(Other, None, StatusError)
+				case res.IsError:
+					want.tool(tool, op, StatusToolError)
+				default:
+					want.tool(tool, op, StatusOK)
+				}
+			}
+			call(sidecartest.GatewayTool, "cipher", nil) // stage error
+			call(sidecartest.GatewayTool, "start_new", map[string]any{"newWork": map[string]any{"project": "p"}})
+			call(sidecartest.GatewayTool, "cipher", nil)
+			for j := range 5 {
+				call(sidecartest.GatewayTool, "thought", map[string]any{"thought": fmt.Sprint("t", i, j), "nextThoughtNeeded": true})
+			}
+			call(sidecartest.ProgressTool, None, nil)
+			call("no_such_tool", None, nil)
+			if err := c.Ping(ctx); err != nil {
+				t.Error(err)
+			}
+			want.add("ping", StatusOK)
+		})
+	}
+	wg.Wait()
+	got := p.Counts()
+	if fmt.Sprint(got.Requests) != fmt.Sprint(want.requests) {
+		t.Errorf("requests:\nproxy:  %v\nclient: %v", got.Requests, want.requests)
+	}
+	if fmt.Sprint(got.ToolCalls) != fmt.Sprint(want.tools) {
+		t.Errorf("tool calls:\nproxy:  %v\nclient: %v", got.ToolCalls, want.tools)
+	}
+	if n := got.Notifications[Notification{"notifications/initialized", DirectionIn}]; n != 8 {
+		t.Errorf("initialized notifications %d, want 8", n)
+	}
+	if got.Total() != 8*13 {
+		t.Errorf("total %d, want %d", got.Total(), 8*13)
+	}
+	if n := p.tel.state.sessions.Load(); n != 8 {
+		t.Errorf("sessions active %d, want 8", n)
+	}
+}

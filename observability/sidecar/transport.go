@@ -1,0 +1,26 @@
+package sidecar
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// newTransport returns the default upstream transport: keep-alive with a
+// large idle pool (one connection per concurrent request is the steady
+// state), no compression (the proxy reads what it relays), no environment
+// proxy.
+func newTransport() *http.Transport {
+	return &http.Transport{
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   1024,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     true,
+		ReadBufferSize:        32 << 10,
+		WriteBufferSize:       32 << 10,
+	}
+}
