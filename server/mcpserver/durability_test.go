@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -277,4 +279,108 @@ func TestKillNineLosesNoAcknowledgedThought(t *testing.T) {
 		}
 	}
 	t.Logf("%d thoughts acknowledged before SIGKILL, all present after restart", len(got))
+}
+
+// TestSIGTERMFlushesEverything stops a child server with SIGTERM while a
+// session is open: it must exit 0 with every thought file and an up-to-date
+// manifest on disk.
+func TestSIGTERMFlushesEverything(t *testing.T) {
+	dir := t.TempDir()
+	cmd, url := startChild(t, dir)
+	m := dialHTTP(t, url)
+	m.ready()
+	var sid string
+	for i := 0; i < 25; i++ {
+		r := m.gateway("thought", map[string]any{"thought": fmt.Sprintf("thought %d", i+1), "nextThoughtNeeded": true})
+		if r.IsError {
+			t.Fatal(r.Text)
+		}
+		sid = r.JSON(t)["sessionId"].(string)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("server exit after SIGTERM: %v", err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "projects", "_default", "sessions", "*", sid, "manifest.json"))
+	if len(matches) != 1 {
+		t.Fatalf("manifest of %s not found", sid)
+	}
+	var manifest struct {
+		ThoughtFiles []string `json:"thoughtFiles"`
+	}
+	data, err := os.ReadFile(matches[0])
+	if err != nil || json.Unmarshal(data, &manifest) != nil {
+		t.Fatalf("manifest: %v %s", err, data)
+	}
+	if len(manifest.ThoughtFiles) != 25 {
+		t.Errorf("manifest lists %d thought files, want 25", len(manifest.ThoughtFiles))
+	}
+	for _, f := range manifest.ThoughtFiles {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(matches[0]), f)); err != nil {
+			t.Errorf("thought file %s missing after shutdown", f)
+		}
+	}
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(matches[0]), "*.tmp"))
+	if len(tmps) > 0 {
+		t.Errorf("temporary files left: %v", tmps)
+	}
+}
+
+// TestExportFailureKeepsTheSessionOpen closes a session whose export cannot
+// be written: the answer carries the warning shape and the session goes on.
+func TestExportFailureKeepsTheSessionOpen(t *testing.T) {
+	cfg := testConfig(t, "memory")
+	blocker := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg.ExportDir = filepath.Join(blocker, "exports")
+	_, url := newHTTPServer(t, cfg)
+	m := dialHTTP(t, url)
+	m.ready()
+	first := m.gateway("thought", map[string]any{"thought": "one", "nextThoughtNeeded": true}).JSON(t)
+	closing := m.gateway("thought", map[string]any{"thought": "two", "nextThoughtNeeded": false})
+	got := closing.JSON(t)
+	warning, _ := got["warning"].(string)
+	if closing.IsError || got["sessionId"] != first["sessionId"] || got["sessionClosed"] != nil ||
+		!strings.HasPrefix(warning, "Auto-export failed: ") || !strings.Contains(warning, "Session remains open") {
+		t.Fatalf("closing answer: %s", closing.Text)
+	}
+	next := m.gateway("thought", map[string]any{"thought": "three", "nextThoughtNeeded": true}).JSON(t)
+	if next["sessionId"] != first["sessionId"] || next["thoughtNumber"] != 3.0 {
+		t.Errorf("after the failed export: %v", next)
+	}
+}
+
+// TestLoadContextExplainsDamage loads a session in the original layout
+// whose thought file is missing: load_context must refuse it and say how to
+// recover, and the start-up must have reported it.
+func TestLoadContextExplainsDamage(t *testing.T) {
+	cfg := testConfig(t, "fs")
+	sid := "9e048752-0c71-4b2f-a786-4d1975426e2e"
+	dir := filepath.Join(cfg.DataDir, "projects", "_default", "sessions", "2026-11", sid)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`{"id":"`+sid+`","version":"1.0.0","thoughtFiles":["001.json","002.json"],"branchFiles":{},
+	  "metadata":{"title":"Old","tags":[],"createdAt":"2026-11-22T08:00:00.000Z","updatedAt":"2026-11-22T08:00:01.000Z"}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "001.json"), []byte(`{"id":"`+sid+`:1","data":{"thought":"a","thoughtNumber":1,"totalThoughts":1,"nextThoughtNeeded":true,"timestamp":"2026-11-22T08:00:00.100Z"},"prev":null,"next":[],"revisesNode":null,"branchOrigin":null,"branchId":null}`), 0o644)
+	srv, url := newHTTPServer(t, cfg)
+	if _, ok := srv.Store().Damaged()[sid]; !ok {
+		t.Errorf("start-up did not report the damaged session")
+	}
+	m := dialHTTP(t, url)
+	r := m.gateway("load_context", map[string]any{"sessionId": sid})
+	if !r.IsError || !strings.Contains(r.Text, "Missing thought file: 002.json") || !strings.Contains(r.Text, "Recovery options:") {
+		t.Fatalf("load_context of a damaged session: %+v", r)
+	}
+	if r := m.gateway("cipher", nil); !r.IsError {
+		t.Error("a refused load_context advanced the stage")
+	}
+	m.gateway("start_new", map[string]any{"newWork": map[string]any{"project": "p"}})
+	if r := m.gateway("session", map[string]any{"operation": "resume", "sessionId": sid}); !r.IsError || !strings.Contains(r.Text, "Recovery options") {
+		t.Errorf("resume of a damaged session: %s", r.Text)
+	}
 }
