@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
@@ -66,15 +65,6 @@ func New(store storage.Store, sessionHost *sessions.Host) *Gateway {
 	}
 	g.ops["deep_analysis"] = operation{required: InitComplete, run: unavailable("deep_analysis")}
 	return g
-}
-
-// Register installs or replaces the handler of an operation listed in
-// Operations, with the stage it requires.
-func (g *Gateway) Register(name string, required Stage, h Handler) {
-	if !slices.Contains(Operations, name) {
-		panic("gateway: unknown operation " + name)
-	}
-	g.ops[name] = operation{required: required, run: h}
 }
 
 type invalidCall struct {

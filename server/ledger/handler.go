@@ -33,14 +33,6 @@ type SampleRequest struct {
 	MaxTokens    int
 }
 
-// Events receives what happens in the ledger (the JSONL event stream and the
-// Observatory subscribe to it). Implementations must not block.
-type Events interface {
-	SessionCreated(s storage.Session)
-	ThoughtAdded(s storage.Session, a storage.Appended)
-	SessionClosed(s storage.Session, exportPath string)
-}
-
 // Config is what every Handler of a process shares.
 type Config struct {
 	Store   storage.Store
@@ -52,8 +44,6 @@ type Config struct {
 	// ThoughtLog receives a boxed rendering of every accepted thought; nil
 	// disables it.
 	ThoughtLog io.Writer
-	// Events, when set, is told about sessions and thoughts.
-	Events Events
 }
 
 func (c *Config) now() time.Time {

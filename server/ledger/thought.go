@@ -104,9 +104,6 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 			return reply.ErrorJSON(failure{Error: "cannot create reasoning session: " + err.Error(), Status: "failed"})
 		}
 		h.SetCurrent(chain)
-		if h.cfg.Events != nil {
-			h.cfg.Events.SessionCreated(chain.Session())
-		}
 	}
 	added, err := chain.Append(storage.Entry{
 		Thought: a.Thought, ThoughtNumber: a.ThoughtNumber, TotalThoughts: a.TotalThoughts,
@@ -120,9 +117,6 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 			return reply.ErrorJSON(failure{Error: rule.Msg, Status: "failed"})
 		}
 		return reply.ErrorJSON(failure{Error: "the thought could not be stored: " + err.Error(), Status: "failed"})
-	}
-	if h.cfg.Events != nil {
-		h.cfg.Events.ThoughtAdded(added.Session, added)
 	}
 	h.renderThought(added)
 	var critique *storage.Critique
@@ -193,9 +187,6 @@ func (h *Handler) closeSession(c *storage.Chain) (string, error) {
 		h.current = nil
 	}
 	h.mu.Unlock()
-	if h.cfg.Events != nil {
-		h.cfg.Events.SessionClosed(c.Session(), path)
-	}
 	return path, nil
 }
 

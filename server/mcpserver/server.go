@@ -118,12 +118,6 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 // Store returns the server's session store.
 func (s *Server) Store() storage.Store { return s.store }
 
-// Config returns the server's configuration.
-func (s *Server) Config() Config { return s.cfg }
-
-// MCP returns the underlying mcp-go server.
-func (s *Server) MCP() *mcpsrv.MCPServer { return s.mcp }
-
 func (s *Server) newConn(session mcpsrv.ClientSession) *gateway.Conn {
 	return gateway.NewConn(ledger.New(s.ledger, &sampler{mcp: s.mcp, session: session}))
 }

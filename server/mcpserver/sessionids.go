@@ -48,10 +48,3 @@ func (m *sessionIDs) Known(id string) bool {
 	defer m.mu.RUnlock()
 	return m.live[id]
 }
-
-// Count returns the number of live sessions.
-func (m *sessionIDs) Count() int {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return len(m.live)
-}

@@ -39,14 +39,6 @@ func New(store storage.Store) *Host {
 	return host
 }
 
-// Register installs or replaces a sub-operation.
-func (s *Host) Register(name string, h Handler) {
-	if !slices.Contains(SubOperations, name) {
-		panic("sessions: unknown sub-operation " + name)
-	}
-	s.ops[name] = h
-}
-
 type failure struct {
 	Success bool   `json:"success"`
 	Error   string `json:"error"`

@@ -42,10 +42,11 @@ type Entry struct {
 
 // Appended describes a thought the chain accepted.
 type Appended struct {
-	Node         Node
-	Session      Session
+	Node Node
+	// AutoNumbered is true when the chain chose the thought number.
 	AutoNumbered bool
-	NewBranch    bool
+	// NewBranch is true when the thought opened its branch.
+	NewBranch bool
 }
 
 // RuleError is a thought the chain refuses because it breaks a ledger rule
@@ -148,7 +149,7 @@ func (c *Chain) Append(e Entry) (Appended, error) {
 	}
 	c.sess = sess
 	c.insert(node, b)
-	return Appended{Node: node.Clone(), Session: c.sessionCopy(), AutoNumbered: auto, NewBranch: newBranch}, nil
+	return Appended{Node: node.Clone(), AutoNumbered: auto, NewBranch: newBranch}, nil
 }
 
 // plan builds the node for e without changing the chain.
@@ -468,13 +469,6 @@ func (c *Chain) Branches() []BranchInfo {
 	return out
 }
 
-// HasBranch reports whether branch b exists.
-func (c *Chain) HasBranch(b string) bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.branches[b] != nil
-}
-
 // Nodes returns every node, main chain and branches, sorted by thought
 // number; nodes with equal numbers keep their creation order.
 func (c *Chain) Nodes() []Node {
@@ -505,13 +499,6 @@ func (c *Chain) MaxMain() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.maxMain
-}
-
-// SetUpdatedAt overrides the session's last-update time (used when loading).
-func (c *Chain) SetUpdatedAt(ts string) {
-	c.mu.Lock()
-	c.sess.UpdatedAt = ts
-	c.mu.Unlock()
 }
 
 // Reload replaces the data of a node already loaded (a journal rewrite

@@ -151,8 +151,6 @@ type Store interface {
 	Damaged() map[string]string
 	// Flush writes any buffered metadata of the session to its backing store.
 	Flush(id string) error
-	// Kind names the backend: "memory" or "fs".
-	Kind() string
 	// Close flushes everything and releases resources.
 	Close() error
 }

@@ -144,9 +144,6 @@ func (s *Store) ensureConfig() error {
 	return writeAtomic(path, cfg)
 }
 
-// Base returns the absolute data directory.
-func (s *Store) Base() string { return s.base }
-
 // SessionsDir returns the directory holding the project's sessions.
 func (s *Store) SessionsDir() string { return s.sessionsDir }
 
@@ -273,9 +270,6 @@ func (s *Store) wake() {
 	default:
 	}
 }
-
-// Kind returns "fs".
-func (s *Store) Kind() string { return "fs" }
 
 func (s *Store) flushAll() error {
 	s.mu.Lock()

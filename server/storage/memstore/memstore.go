@@ -64,8 +64,5 @@ func (s *Store) Damaged() map[string]string { return map[string]string{} }
 // Flush has nothing to write.
 func (s *Store) Flush(string) error { return nil }
 
-// Kind returns "memory".
-func (s *Store) Kind() string { return "memory" }
-
 // Close releases nothing.
 func (s *Store) Close() error { return nil }
