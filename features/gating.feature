@@ -126,3 +126,18 @@ Feature: Stage gating of the thoughtbox_gateway tool
     And "{{sidB}}" differs from "{{sid}}"
     When session "default" calls "read_thoughts"
     Then I get thoughts 1, 2
+
+  @intent @gating
+  Scenario Outline: <operation> answers at once when the client has no roots capability
+    Given a fresh MCP session
+    When I call "<operation>" with:
+      """
+      {"rootUri": "file:///tmp/project"}
+      """
+    Then the call fails
+    And the call took less than 5 seconds
+
+    Examples:
+      | operation  |
+      | list_roots |
+      | bind_root  |

@@ -16,12 +16,10 @@ func (w *World) samplingReady() error {
 	return w.reachStage("cipher_loaded")
 }
 
-// critiqueThought records a verbose thought with critique: true and times it.
+// critiqueThought records a verbose thought with critique: true.
 func (w *World) critiqueThought() error {
 	w.numbers = nil
-	start := time.Now()
 	_, err := w.thought(map[string]any{"thought": w.text("A step worth a critique"), "nextThoughtNeeded": true, "critique": true, "verbose": true})
-	w.elapsed = time.Since(start)
 	return err
 }
 

@@ -149,7 +149,9 @@ func (w *World) call(op string, args any) (target.ToolResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
 	defer cancel()
+	start := time.Now()
 	res, err := c.Gateway(ctx, op, args)
+	w.elapsed = time.Since(start)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", op, err)
 	}
