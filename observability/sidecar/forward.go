@@ -147,14 +147,25 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, uctx cont
 	}
 }
 
-// serveStream forwards a GET: the server-to-client SSE stream.
-func (p *Proxy) serveStream(w http.ResponseWriter, r *http.Request) {
-	resp, err := p.transport.RoundTrip(p.upstreamRequest(r.Context(), r, nil))
+// forwardPlain sends r (with body) upstream for a GET or another non-POST
+// method. When the upstream cannot be reached it answers 502 itself (unless
+// the client left) and returns nil.
+func (p *Proxy) forwardPlain(w http.ResponseWriter, r *http.Request, body []byte) *http.Response {
+	resp, err := p.transport.RoundTrip(p.upstreamRequest(r.Context(), r, body))
 	if err != nil {
 		if r.Context().Err() == nil {
 			p.markUnreachable(err)
 			http.Error(w, "mcp-sidecar: upstream unreachable", http.StatusBadGateway)
 		}
+		return nil
+	}
+	return resp
+}
+
+// serveStream forwards a GET: the server-to-client SSE stream.
+func (p *Proxy) serveStream(w http.ResponseWriter, r *http.Request) {
+	resp := p.forwardPlain(w, r, nil)
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
@@ -174,12 +185,8 @@ func (p *Proxy) servePlain(w http.ResponseWriter, r *http.Request) {
 		p.reject(w, http.StatusRequestEntityTooLarge, "body_too_large", "")
 		return
 	}
-	resp, err := p.transport.RoundTrip(p.upstreamRequest(r.Context(), r, body))
-	if err != nil {
-		if r.Context().Err() == nil {
-			p.markUnreachable(err)
-			http.Error(w, "mcp-sidecar: upstream unreachable", http.StatusBadGateway)
-		}
+	resp := p.forwardPlain(w, r, body)
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
