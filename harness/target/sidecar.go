@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -45,26 +44,19 @@ func (t *Target) startSidecar(upstream string, handler http.Handler) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base, err := t.serveLoopback(p.Handler(), func(context.Context) error { return nil }, p.Close)
 	if err != nil {
 		p.Close()
 		return err
 	}
-	hs := &http.Server{Handler: p.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	t.onClose(func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return errors.Join(hs.Shutdown(ctx), p.Close())
-	})
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return err
 	}
-	t.side = &sidecarFront{proxy: p, url: "http://" + ln.Addr().String() + u.Path}
+	t.side = &sidecarFront{proxy: p, url: base + u.Path}
 	// The proxy is ready once its first probe has reached the target and
 	// learned the tool names; only then are its labels complete.
-	ready := "http://" + ln.Addr().String() + "/readyz"
+	ready := base + "/readyz"
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if resp, err := http.Get(ready); err == nil {
 			resp.Body.Close()

@@ -159,6 +159,24 @@ func (t *Target) Close() error {
 	return errors.Join(errs...)
 }
 
+// serveLoopback serves h on a free loopback port until the target closes:
+// then before runs, the server shuts down gracefully, and after runs. It
+// returns the base URL.
+func (t *Target) serveLoopback(h http.Handler, before func(context.Context) error, after func() error) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	t.onClose(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return errors.Join(before(ctx), hs.Shutdown(ctx), after())
+	})
+	return "http://" + ln.Addr().String(), nil
+}
+
 func (t *Target) startEmbedded() error {
 	dir := t.opts.DataDir
 	if dir == "" {
@@ -188,20 +206,15 @@ func (t *Target) startEmbedded() error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	base, err := t.serveLoopback(srv.Handler(), func(ctx context.Context) error {
+		srv.CloseSessions(ctx)
+		return nil
+	}, srv.Close)
 	if err != nil {
 		srv.Close()
 		return err
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	t.onClose(func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.CloseSessions(ctx)
-		return errors.Join(hs.Shutdown(ctx), srv.Close())
-	})
-	t.httpURL = "http://" + ln.Addr().String() + mcpserver.MCPPath
+	t.httpURL = base + mcpserver.MCPPath
 	t.handler = srv.Handler()
 	t.info.Address = t.httpURL
 	return nil
