@@ -146,10 +146,12 @@ type Store interface {
 	List(f Filter) []Session
 	// Integrity checks the session's persisted files.
 	Integrity(id string) Integrity
-	// Damaged lists sessions found at start-up that could not be loaded,
+	// Damaged lists the sessions found at start-up with problems no journal
+	// could repair (not loaded at all, or loaded with thoughts missing),
 	// with the reason, keyed by session id.
 	Damaged() map[string]string
-	// Flush writes any buffered metadata of the session to its backing store.
+	// Flush writes everything of the session still buffered to its backing
+	// store.
 	Flush(id string) error
 	// Close flushes everything and releases resources.
 	Close() error

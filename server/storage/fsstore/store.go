@@ -207,7 +207,8 @@ func (s *Store) Integrity(id string) storage.Integrity {
 	return storage.MissingIntegrity(id)
 }
 
-// Damaged lists the sessions found at start-up that could not be loaded.
+// Damaged lists the sessions found at start-up with problems the journals
+// could not repair.
 func (s *Store) Damaged() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
