@@ -56,7 +56,7 @@ conformance: build $(CONFORMANCE)
 	@data=$$(mktemp -d); \
 	THOUGHTBOX_DATA_DIR=$$data PORT=$(CONFORMANCE_PORT) DISABLE_THOUGHT_LOGGING=true ./$(BIN)/thoughtbox 2>$$data/server.log & pid=$$!; \
 	trap 'kill $$pid 2>/dev/null; rm -rf $$data' EXIT; \
-	for i in $$(seq 100); do curl -sf http://127.0.0.1:$(CONFORMANCE_PORT)/health >/dev/null && break; sleep 0.1; done; \
+	for i in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(CONFORMANCE_PORT)) 2>/dev/null && break; sleep 0.1; done; \
 	fail=0; for s in $(CONFORMANCE_SCENARIOS); do \
 	  out=$$($(NODE22) $(CONFORMANCE) server --url http://127.0.0.1:$(CONFORMANCE_PORT)/mcp --scenario $$s 2>&1); \
 	  echo "$$out" | grep -E 'Passed:' | sed "s/^/$$s: /"; \
