@@ -80,15 +80,21 @@ func Compare(baseline, current Scorecard) Comparison {
 	return c
 }
 
-// compareAxes adds the axis deltas and regressions.
-func (c *Comparison) compareAxes(base, cur []Axis) {
-	var names []string
-	for _, a := range append(slices.Clone(base), cur...) {
-		if !slices.Contains(names, a.Name) {
-			names = append(names, a.Name)
+// keysOf returns the distinct keys of the items of base and then cur, in the
+// order they first appear.
+func keysOf[T any, K comparable](base, cur []T, key func(T) K) []K {
+	var keys []K
+	for _, x := range append(slices.Clone(base), cur...) {
+		if k := key(x); !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
 	}
-	for _, name := range names {
+	return keys
+}
+
+// compareAxes adds the axis deltas and regressions.
+func (c *Comparison) compareAxes(base, cur []Axis) {
+	for _, name := range keysOf(base, cur, func(a Axis) string { return a.Name }) {
 		b, c2 := axisScore(base, name), axisScore(cur, name)
 		c.add(KindAxis, name, b, c2, true)
 	}
@@ -97,13 +103,7 @@ func (c *Comparison) compareAxes(base, cur []Axis) {
 // compareLevels adds the level deltas and the regressions of the levels
 // required in either run.
 func (c *Comparison) compareLevels(base, cur []LevelResult) {
-	var names []Level
-	for _, l := range append(slices.Clone(base), cur...) {
-		if !slices.Contains(names, l.Level) {
-			names = append(names, l.Level)
-		}
-	}
-	for _, name := range names {
+	for _, name := range keysOf(base, cur, func(l LevelResult) Level { return l.Level }) {
 		bl, bok := findLevel(base, name)
 		cl, cok := findLevel(cur, name)
 		required := (bok && bl.gated()) || (cok && cl.gated())

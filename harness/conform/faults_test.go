@@ -39,16 +39,8 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 			}
 			srv := httptest.NewServer(proxy)
 			defer srv.Close()
-			tg, err := target.Start(context.Background(), target.Options{Kind: target.URL, URL: srv.URL + "/mcp",
+			rep := runAgainst(t, target.Options{Kind: target.URL, URL: srv.URL + "/mcp",
 				ExportDir: filepath.Join(ref.Info().DataDir, "exports")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tg.Close()
-			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}})
-			if err != nil {
-				t.Fatal(err)
-			}
 			var caught []string
 			for _, s := range rep.Scenarios {
 				if s.Status == conform.Failed && s.Level != "quirk" {

@@ -120,11 +120,16 @@ func (w *World) callFails() error {
 	return nil
 }
 
-func (w *World) stageError(current, required string) error {
+// errorAnswer returns the JSON of the last answer, which must be an error.
+func (w *World) errorAnswer() (map[string]any, error) {
 	if err := w.callFails(); err != nil {
-		return err
+		return nil, err
 	}
-	m, err := w.answer()
+	return w.answer()
+}
+
+func (w *World) stageError(current, required string) error {
+	m, err := w.errorAnswer()
 	if err != nil {
 		return err
 	}
@@ -147,10 +152,7 @@ func (w *World) suggestionIs(s string) error {
 }
 
 func (w *World) failsWithError(msg string) error {
-	if err := w.callFails(); err != nil {
-		return err
-	}
-	m, err := w.answer()
+	m, err := w.errorAnswer()
 	if err != nil {
 		return err
 	}
@@ -172,10 +174,7 @@ func (w *World) failsWithErrorStatus(msg, status string) error {
 }
 
 func (w *World) failsWithErrorPrefix(prefix, status string) error {
-	if err := w.callFails(); err != nil {
-		return err
-	}
-	m, err := w.answer()
+	m, err := w.errorAnswer()
 	if err != nil {
 		return err
 	}

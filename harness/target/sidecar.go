@@ -108,24 +108,7 @@ func (f *sidecarFront) retire(sp *sidecar.StdioProxy) {
 			break
 		}
 	}
-	f.closed = add(f.closed, c)
-}
-
-func add(a, b sidecar.Counts) sidecar.Counts {
-	if a.Requests == nil {
-		a = sidecar.Counts{Requests: map[sidecar.MethodStatus]int64{}, ToolCalls: map[sidecar.ToolCall]int64{},
-			Notifications: map[sidecar.Notification]int64{}}
-	}
-	for k, v := range b.Requests {
-		a.Requests[k] += v
-	}
-	for k, v := range b.ToolCalls {
-		a.ToolCalls[k] += v
-	}
-	for k, v := range b.Notifications {
-		a.Notifications[k] += v
-	}
-	return a
+	f.closed = f.closed.Plus(c)
 }
 
 // SidecarCounts returns what the sidecar in front of the target counted,
@@ -139,9 +122,9 @@ func (t *Target) SidecarCounts() (sidecar.Counts, bool) {
 	}
 	t.side.mu.Lock()
 	defer t.side.mu.Unlock()
-	total := add(sidecar.Counts{}, t.side.closed)
+	total := t.side.closed
 	for _, sp := range t.side.stdio {
-		total = add(total, sp.Counts())
+		total = total.Plus(sp.Counts())
 	}
 	return total, true
 }

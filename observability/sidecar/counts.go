@@ -56,13 +56,37 @@ func (c Counts) Total() int64 {
 	return n
 }
 
-// counts collects the current values.
-func (t *telemetry) counts() Counts {
-	c := Counts{
+// Plus returns the sum of c and other as a new snapshot; neither is
+// changed. It adds up the counts of several proxies, such as one stdio
+// proxy per session.
+func (c Counts) Plus(other Counts) Counts {
+	sum := newCounts()
+	for _, x := range []Counts{c, other} {
+		for k, v := range x.Requests {
+			sum.Requests[k] += v
+		}
+		for k, v := range x.ToolCalls {
+			sum.ToolCalls[k] += v
+		}
+		for k, v := range x.Notifications {
+			sum.Notifications[k] += v
+		}
+	}
+	return sum
+}
+
+// newCounts returns an empty snapshot with its maps made.
+func newCounts() Counts {
+	return Counts{
 		Requests:      map[MethodStatus]int64{},
 		ToolCalls:     map[ToolCall]int64{},
 		Notifications: map[Notification]int64{},
 	}
+}
+
+// counts collects the current values.
+func (t *telemetry) counts() Counts {
+	c := newCounts()
 	var rm metricdata.ResourceMetrics
 	if err := t.prom.Collect(context.Background(), &rm); err != nil {
 		return c

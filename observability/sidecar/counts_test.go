@@ -104,3 +104,29 @@ func TestCountsMatchClients(t *testing.T) {
 		t.Errorf("sessions active %d, want 8", n)
 	}
 }
+
+// Plus adds two snapshots key by key into a new one and leaves both alone.
+func TestCountsPlus(t *testing.T) {
+	ok := MethodStatus{"tools/call", StatusOK}
+	thought := ToolCall{"thoughtbox_gateway", "thought", StatusOK}
+	progress := Notification{"notifications/progress", DirectionOut}
+	a := Counts{Requests: map[MethodStatus]int64{ok: 2}, ToolCalls: map[ToolCall]int64{thought: 2}}
+	b := newCounts()
+	b.Requests[ok] = 3
+	b.Requests[MethodStatus{"ping", StatusOK}] = 1
+	b.Notifications[progress] = 4
+
+	sum := a.Plus(b)
+	if sum.Requests[ok] != 5 || sum.Method("ping") != 1 || sum.Total() != 6 {
+		t.Errorf("requests = %v, want tools/call 5 and ping 1", sum.Requests)
+	}
+	if sum.ToolCalls[thought] != 2 || sum.Notifications[progress] != 4 {
+		t.Errorf("sum = %+v, want 2 thought calls and 4 progress notifications", sum)
+	}
+	if a.Requests[ok] != 2 || b.Requests[ok] != 3 || len(a.Notifications) != 0 {
+		t.Errorf("Plus changed its operands: a = %+v, b = %+v", a, b)
+	}
+	if zero := (Counts{}).Plus(Counts{}); zero.Total() != 0 || zero.Requests == nil {
+		t.Errorf("zero sum = %+v, want empty made maps", zero)
+	}
+}

@@ -160,21 +160,10 @@ func TestTransparentSSEAndResources(t *testing.T) {
 	p, px := startProxy(t, up.URL, nil)
 	proxyWire, proxyGot := scenario(t, px.URL)
 
-	if len(directWire) < 20 {
-		t.Fatalf("direct run recorded only %d exchanges", len(directWire))
-	}
-	if fmt.Sprint(directGot) != fmt.Sprint(proxyGot) {
-		t.Errorf("results differ:\ndirect: %v\nproxy:  %v", directGot, proxyGot)
-	}
-	if len(directWire) != len(proxyWire) {
-		t.Fatalf("direct made %d exchanges, proxied %d", len(directWire), len(proxyWire))
-	}
+	sameRuns(t, 20, directWire, proxyWire, directGot, proxyGot)
 	sse := 0
-	for i := range directWire {
-		if directWire[i] != proxyWire[i] {
-			t.Errorf("exchange %d differs:\ndirect: %+v\nproxy:  %+v", i, directWire[i], proxyWire[i])
-		}
-		if strings.HasPrefix(directWire[i].ContentType, "text/event-stream") {
+	for _, x := range directWire {
+		if strings.HasPrefix(x.ContentType, "text/event-stream") {
 			sse++
 		}
 	}
@@ -184,12 +173,32 @@ func TestTransparentSSEAndResources(t *testing.T) {
 	if !strings.Contains(directGot[len(directGot)-1], "progress notifications: 4") {
 		t.Errorf("client saw %q, want 4 progress notifications", directGot[len(directGot)-1])
 	}
-	if strings.Join(directGot, "\n") == "" || !strings.Contains(strings.Join(directGot, "\n"), `"thoughtNumber\":2`) {
+	if !strings.Contains(strings.Join(directGot, "\n"), `"thoughtNumber\":2`) {
 		t.Errorf("stage-gated flow did not reach thought 2: %v", directGot)
 	}
 	// The DELETE at Close ended the session.
 	if n := p.tel.state.sessions.Load(); n != 0 {
 		t.Errorf("sessions active after DELETE = %d, want 0", n)
+	}
+}
+
+// sameRuns fails t unless the direct run made at least `least` exchanges and
+// the proxied run made the same exchanges and got the same results.
+func sameRuns(t *testing.T, least int, directWire, proxyWire []wireRecord, directGot, proxyGot []string) {
+	t.Helper()
+	if len(directWire) < least {
+		t.Fatalf("direct run recorded only %d exchanges", len(directWire))
+	}
+	if fmt.Sprint(directGot) != fmt.Sprint(proxyGot) {
+		t.Errorf("results differ:\ndirect: %v\nproxy:  %v", directGot, proxyGot)
+	}
+	if len(directWire) != len(proxyWire) {
+		t.Fatalf("direct made %d exchanges, proxied %d", len(directWire), len(proxyWire))
+	}
+	for i := range directWire {
+		if directWire[i] != proxyWire[i] {
+			t.Errorf("exchange %d differs:\ndirect: %+v\nproxy:  %+v", i, directWire[i], proxyWire[i])
+		}
 	}
 }
 
@@ -433,20 +442,7 @@ func TestTransparentWithReferenceServer(t *testing.T) {
 	p, px := startProxy(t, startReference(t).URL, nil)
 	proxyWire, proxyGot := referenceScenario(t, px.URL)
 
-	if len(directWire) < 12 {
-		t.Fatalf("direct run recorded only %d exchanges", len(directWire))
-	}
-	if fmt.Sprint(directGot) != fmt.Sprint(proxyGot) {
-		t.Errorf("results differ:\ndirect: %v\nproxy:  %v", directGot, proxyGot)
-	}
-	if len(directWire) != len(proxyWire) {
-		t.Fatalf("direct made %d exchanges, proxied %d", len(directWire), len(proxyWire))
-	}
-	for i := range directWire {
-		if directWire[i] != proxyWire[i] {
-			t.Errorf("exchange %d differs:\ndirect: %+v\nproxy:  %+v", i, directWire[i], proxyWire[i])
-		}
-	}
+	sameRuns(t, 12, directWire, proxyWire, directGot, proxyGot)
 	all := strings.Join(proxyGot, "\n")
 	for _, want := range []string{`"isError":true`, `thoughtNumber\": 2`} {
 		if !strings.Contains(all, want) {
