@@ -22,11 +22,6 @@ import (
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
 // Exit statuses of tbbench conform.
 const (
 	exitPass        = 0
@@ -36,23 +31,15 @@ const (
 
 func runConform(args []string) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	tf := addTargetFlags(fs)
 	var (
-		url         = fs.String("url", "", "test a running Streamable HTTP server at `URL` (e.g. http://127.0.0.1:1731/mcp)")
-		command     = fs.String("command", "", "start the server with `CMD` (words split on spaces, quote with ' or \"); {port} becomes a free port")
-		transport   = fs.String("transport", "", "`http` or `stdio`: of the embedded server (default http) or of --command (default stdio)")
-		storage     = fs.String("storage", "fs", "`fs` or `memory`: storage of the embedded server")
-		dataDir     = fs.String("data-dir", "", "data directory of the embedded server (default: a fresh temporary one)")
-		exportDir   = fs.String("export-dir", "", "where a --url or --command server writes its exports, if it is on this machine (checked by @intent scenarios; default: THOUGHTBOX_EXPORT_DIR or THOUGHTBOX_DATA_DIR/exports from --env)")
 		require     = fs.String("require", "", "comma-separated `levels` that must pass (default core,intent for the embedded server, core otherwise)")
 		out         = fs.String("out", "out", "`directory` for the run's output directory")
 		runID       = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage)")
 		concurrency = fs.Int("concurrency", 4, "scenarios run at once")
 		tags        = fs.String("tags", "", "godog tag `expression` selecting scenarios, e.g. \"@ledger && ~@quirk\"")
 		progress    = fs.String("progress", "auto", "`auto`, bar or lines")
-		direct      = fs.Bool("direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy (no observability axis)")
-		env         multi
 	)
-	fs.Var(&env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench conform [flags]
 
@@ -77,39 +64,21 @@ Flags:
 		}
 		return exitUnreachable
 	}
-	opts := target.Options{Kind: target.Embedded, Transport: *transport, Storage: *storage, DataDir: *dataDir, Env: env,
-		ExportDir: *exportDir, Direct: *direct}
-	switch {
-	case *url != "" && *command == "":
-		opts.Kind, opts.URL = target.URL, *url
-	case *command != "":
-		opts.Kind, opts.Command, opts.URL = target.Command, *command, *url
-		if opts.Transport == "" {
-			opts.Transport = "stdio"
-		}
-		opts.Storage = ""
-	}
-	if opts.Transport == "" {
-		opts.Transport = "http"
-	}
-	if opts.Transport != "http" && opts.Transport != "stdio" {
-		fmt.Fprintf(os.Stderr, "tbbench: --transport must be http or stdio, not %q\n", opts.Transport)
+	spec := tf.spec()
+	if err := spec.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitUnreachable
 	}
+	kind := spec.Kind()
 	required := []string{"core"}
-	if opts.Kind == target.Embedded {
+	if kind == target.KindEmbedded {
 		required = []string{"core", "intent"}
 	}
 	if *require != "" {
 		required = strings.Split(*require, ",")
 	}
 	if *runID == "" {
-		*runID = time.Now().UTC().Format("20060102-150405") + "-" + opts.Transport
-		if opts.Kind == target.Embedded {
-			*runID += "-" + opts.Storage
-		} else {
-			*runID += "-" + opts.Kind
-		}
+		*runID = defaultRunID(spec)
 	}
 	dir := filepath.Join(*out, *runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -120,7 +89,7 @@ Flags:
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	tg, err := target.Start(ctx, opts)
+	tg, err := spec.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		fmt.Println("0 passed, 0 failed")
@@ -133,7 +102,7 @@ Flags:
 		fmt.Fprintf(os.Stderr, ", %s storage", info.Storage)
 	}
 	via := "through an in-process mcp-sidecar"
-	if !tg.Proxied() {
+	if spec.Direct {
 		via = "directly"
 	}
 	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
 )
 
 func main() {
-	target.ServeIfRequested()
+	embedded.ServeIfRequested()
+	noop.ServeIfRequested()
 	os.Exit(run(os.Args[1:]))
 }
 

@@ -8,17 +8,19 @@ import (
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 )
 
 func TestMain(m *testing.M) {
 	// Stdio targets of the embedded server re-execute this test binary.
-	target.ServeIfRequested()
+	embedded.ServeIfRequested()
 	os.Exit(m.Run())
 }
 
-func runAgainst(t *testing.T, o target.Options) conform.Report {
+func runAgainst(t *testing.T, o targetspec.Spec) conform.Report {
 	t.Helper()
-	tg, err := target.Start(context.Background(), o)
+	tg, err := o.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		for _, storage := range []string{"memory", "fs"} {
 			t.Run(transport+"-"+storage, func(t *testing.T) {
-				rep := runAgainst(t, target.Options{Kind: target.Embedded, Transport: transport, Storage: storage})
+				rep := runAgainst(t, targetspec.Spec{Transport: transport, Storage: storage})
 				requirePass(t, rep)
 				if passed, _, _ := rep.Tally(); passed < 40 {
 					t.Errorf("only %d scenarios passed", passed)
@@ -68,7 +70,7 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 
 // TestRunNeedsScenarios refuses a tag filter that selects nothing.
 func TestRunNeedsScenarios(t *testing.T) {
-	tg, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Storage: "memory"})
+	tg, err := targetspec.Spec{Storage: "memory"}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

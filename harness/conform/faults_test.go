@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
-	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
@@ -22,7 +22,7 @@ func firstLine(s string) string {
 // scenario fail, and the proxy without a fault must pass everything (so it
 // is the fault, not the proxy, that the suite catches).
 func TestEveryInjectedFaultIsCaught(t *testing.T) {
-	ref, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Transport: "http", Storage: "memory", Direct: true})
+	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,13 +33,13 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 			name = "no-fault"
 		}
 		t.Run(name, func(t *testing.T) {
-			proxy, err := brokenserver.New(ref.HTTPURL(), fault, t.TempDir())
+			proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
 			srv := httptest.NewServer(proxy)
 			defer srv.Close()
-			rep := runAgainst(t, target.Options{Kind: target.URL, URL: srv.URL + "/mcp",
+			rep := runAgainst(t, targetspec.Spec{URL: srv.URL + "/mcp",
 				ExportDir: filepath.Join(ref.Info().DataDir, "exports")})
 			var caught []string
 			for _, s := range rep.Scenarios {

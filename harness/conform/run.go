@@ -19,12 +19,13 @@ import (
 	"github.com/thoughtbox-bench/tbbench/features"
 	"github.com/thoughtbox-bench/tbbench/harness/steps"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/sidecarfront"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
 // Options configure a conformance run.
 type Options struct {
-	Target *target.Target
+	Target target.Target
 	// OutDir receives transcripts/, cucumber.json and junit.xml.
 	OutDir string
 	// Required are the levels the target must pass ("core", "intent").
@@ -103,7 +104,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		}
 		return filepath.Join(o.OutDir, "transcripts", base+".jsonl")
 	}
-	stdio := o.Target.HTTPURL() == ""
+	stdio := o.Target.HTTPBase() == ""
+	front, proxied := o.Target.(*sidecarfront.Front)
 
 	suite := godog.TestSuite{
 		Name: "tbbench",
@@ -126,7 +128,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 						res.Suite = strings.TrimPrefix(t.Name, "@")
 					}
 				}
-				if why := notApplicable(tags, info, stdio, o.Target.Proxied()); why != "" {
+				if why := notApplicable(tags, info, stdio, proxied); why != "" {
 					res.Status, res.Failure = NotApplicable, why
 				}
 				var err error
@@ -190,7 +192,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	sortResults(rep.Scenarios)
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
-	if counts, ok := o.Target.SidecarCounts(); ok {
+	if proxied {
+		counts := front.Counts()
 		rep.Observability = CompareCounts(rep.Counts, counts)
 	}
 	return rep, nil
@@ -209,7 +212,7 @@ func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) erro
 	}()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, err := o.Target.Connect(ctx, rec, target.ConnOptions{})
+	c, err := target.Connect(ctx, o.Target, rec, target.ConnOptions{})
 	if err != nil {
 		return fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
-	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 )
 
 // buildThoughtbox builds the reference server binary.
@@ -42,10 +42,10 @@ func requirePass(t *testing.T, rep conform.Report) {
 func TestOtherTargets(t *testing.T) {
 	bin := buildThoughtbox(t)
 	data := t.TempDir()
-	cases := map[string]target.Options{
-		"command-stdio": {Kind: target.Command, Command: bin, Transport: "stdio",
+	cases := map[string]targetspec.Spec{
+		"command-stdio": {Command: bin, Transport: "stdio",
 			Env: []string{"THOUGHTBOX_TRANSPORT=stdio", "THOUGHTBOX_DATA_DIR=" + filepath.Join(data, "stdio"), "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s"}},
-		"command-http": {Kind: target.Command, Command: bin + " --port {port}", Transport: "http",
+		"command-http": {Command: bin + " --port {port}", Transport: "http",
 			Env: []string{"THOUGHTBOX_DATA_DIR=" + filepath.Join(data, "http"), "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s"}},
 	}
 	for name, o := range cases {
@@ -75,7 +75,7 @@ func TestOtherTargets(t *testing.T) {
 				t.Fatal("server did not start")
 			}
 		}
-		requirePass(t, runAgainst(t, target.Options{Kind: target.URL, URL: base + "/mcp", ExportDir: filepath.Join(dir, "exports")}))
+		requirePass(t, runAgainst(t, targetspec.Spec{URL: base + "/mcp", ExportDir: filepath.Join(dir, "exports")}))
 	})
 }
 
@@ -87,7 +87,7 @@ func TestUnreachableTarget(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err = target.Start(context.Background(), target.Options{Kind: target.URL, URL: "http://" + addr + "/mcp", StartTimeout: time.Second})
+	_, err = targetspec.Spec{URL: "http://" + addr + "/mcp", StartTimeout: time.Second}.Open(context.Background())
 	if err == nil {
 		t.Fatal("no error for an unreachable URL")
 	}

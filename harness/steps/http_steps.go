@@ -15,7 +15,7 @@ import (
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tbbench-raw","version":"1"}}}`
 
 func (w *World) raw(method, path string, header map[string]string, body string) error {
-	res, err := w.env.Target.RawHTTP(w.ctx, w.rec, method, path, header, body)
+	res, err := target.RawHTTP(w.ctx, w.rec, target.Unwrap(w.env.Target).HTTPBase(), method, path, header, body)
 	if err != nil {
 		return err
 	}

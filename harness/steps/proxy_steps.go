@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -107,12 +108,16 @@ var protocolErrors = []struct {
 
 func (w *World) protocolErrorsBothWays() error {
 	w.httpPairs = nil
+	front, ok := w.env.Target.(target.Wrapper)
+	if !ok {
+		return errors.New("no sidecar in front of the target")
+	}
 	for _, r := range protocolErrors {
-		d, err := w.env.Target.RawHTTP(w.ctx, w.rec, r.method, "", r.header, r.body)
+		d, err := target.RawHTTP(w.ctx, w.rec, front.Unwrap().HTTPBase(), r.method, "", r.header, r.body)
 		if err != nil {
 			return fmt.Errorf("%s directly: %w", r.name, err)
 		}
-		p, err := w.env.Target.RawHTTPViaSidecar(w.ctx, w.rec, r.method, "", r.header, r.body)
+		p, err := target.RawHTTPCounted(w.ctx, w.rec, w.env.Target.HTTPBase(), r.method, "", r.header, r.body)
 		if err != nil {
 			return fmt.Errorf("%s through the sidecar: %w", r.name, err)
 		}

@@ -23,7 +23,7 @@ import (
 
 // Env is what every scenario of a run shares.
 type Env struct {
-	Target *target.Target
+	Target target.Target
 	// Nonce is the run's random nonce; every thought text carries it so
 	// cached or canned answers fail.
 	Nonce string
@@ -121,7 +121,7 @@ func (w *World) connect(name string, o target.ConnOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
 	defer cancel()
-	c, err := w.env.Target.Connect(ctx, w.rec, o)
+	c, err := target.Connect(ctx, w.env.Target, w.rec, o)
 	if err != nil {
 		return fmt.Errorf("opening MCP session %q: %w", name, err)
 	}

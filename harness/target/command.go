@@ -10,110 +10,273 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
-func (t *Target) startCommand(ctx context.Context) error {
-	port := 0
-	if strings.Contains(t.opts.Command, "{port}") || strings.Contains(strings.Join(t.opts.Env, "\n"), "{port}") || t.opts.Transport == "http" {
+// CommandOptions configure a server started by command.
+type CommandOptions struct {
+	// Command is the server command line; {port} is replaced by a free port.
+	// Words are split on white space; quote with ' or ".
+	Command string
+	// Argv, when set, is used instead of Command (no splitting, {port} is
+	// still replaced).
+	Argv []string
+	// Env holds extra KEY=VALUE variables for the server; {port} is replaced
+	// here too. THOUGHTBOX_DATA_DIR, _STORAGE and _EXPORT_DIR are read into
+	// Info.
+	Env []string
+	// Transport is Stdio (a new child per MCP session) or HTTP (one child).
+	Transport string
+	// URL is the HTTP child's MCP endpoint, {port} standing for its port
+	// (default http://127.0.0.1:{port}/mcp).
+	URL string
+	// StartTimeout bounds how long an HTTP child may take to accept
+	// connections (default 10 s).
+	StartTimeout time.Duration
+	// ExportDir overrides the export dir read from Env.
+	ExportDir string
+	// Kind overrides Info.Kind (for targets built on this one).
+	Kind string
+}
+
+type commandTarget struct {
+	o    CommandOptions
+	info Info
+	argv []string
+	env  []string
+	url  string
+	port int
+
+	mu      sync.Mutex
+	child   *child
+	cleanup closers
+}
+
+// NewCommand starts a server by command. Over stdio nothing starts until a
+// session is dialled; over HTTP the child is started and awaited here.
+func NewCommand(ctx context.Context, o CommandOptions) (Target, error) {
+	t, err := newCommand(ctx, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	return t, nil
+}
+
+func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	if o.Transport == "" {
+		o.Transport = Stdio
+	}
+	if o.Transport != Stdio && o.Transport != HTTP {
+		return nil, fmt.Errorf("transport must be %s or %s, not %q", HTTP, Stdio, o.Transport)
+	}
+	if o.Kind == "" {
+		o.Kind = KindCommand
+	}
+	t := &commandTarget{o: o, info: Info{Kind: o.Kind, Transport: o.Transport}}
+	uses := func(s string) bool { return strings.Contains(s, "{port}") }
+	if o.Transport == HTTP || uses(o.Command) || uses(strings.Join(o.Env, "\n")) || uses(strings.Join(o.Argv, "\n")) {
 		p, err := freePort()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		port = p
+		t.port = p
 	}
-	sub := func(s string) string { return strings.ReplaceAll(s, "{port}", strconv.Itoa(port)) }
-	argv, err := SplitCommand(sub(t.opts.Command))
-	if err != nil {
-		return err
+	argv := o.Argv
+	if argv == nil {
+		words, err := SplitCommand(o.Command)
+		if err != nil {
+			return nil, err
+		}
+		argv = words
 	}
 	if len(argv) == 0 {
-		return errors.New("--command is empty")
+		return nil, errors.New("the server command is empty")
 	}
-	for _, e := range t.opts.Env {
-		e = sub(e)
+	for _, a := range argv {
+		t.argv = append(t.argv, t.sub(a))
+	}
+	for _, e := range o.Env {
+		e = t.sub(e)
 		t.env = append(t.env, e)
-		if k, v, ok := strings.Cut(e, "="); ok && k == "THOUGHTBOX_DATA_DIR" {
+		k, v, _ := strings.Cut(e, "=")
+		switch k {
+		case "THOUGHTBOX_DATA_DIR":
 			t.info.DataDir = v
-		}
-		if k, v, ok := strings.Cut(e, "="); ok && k == "THOUGHTBOX_STORAGE" {
+		case "THOUGHTBOX_STORAGE":
 			t.info.Storage = v
-		}
-		if k, v, ok := strings.Cut(e, "="); ok && k == "THOUGHTBOX_EXPORT_DIR" {
+		case "THOUGHTBOX_EXPORT_DIR":
 			t.info.ExportDir = v
 		}
+	}
+	if o.ExportDir != "" {
+		t.info.ExportDir = o.ExportDir
 	}
 	if t.info.ExportDir == "" && t.info.DataDir != "" {
 		t.info.ExportDir = filepath.Join(t.info.DataDir, "exports")
 	}
-	t.info.Address = strings.Join(argv, " ")
-	if t.opts.Transport == "stdio" {
-		t.argv = argv
+	t.info.Address = strings.Join(t.argv, " ")
+	if o.Transport == Stdio {
+		return t, nil
+	}
+	url := o.URL
+	if url == "" {
+		url = "http://127.0.0.1:{port}/mcp"
+	}
+	t.url = t.sub(url)
+	t.info.Address = t.url + " (" + t.info.Address + ")"
+	if err := t.start(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *commandTarget) sub(s string) string {
+	return strings.ReplaceAll(s, "{port}", strconv.Itoa(t.port))
+}
+
+func (t *commandTarget) Info() Info       { return t.info }
+func (t *commandTarget) HTTPBase() string { return t.url }
+
+// Command returns a new server process for one stdio session.
+func (t *commandTarget) Command(rec *transcript.Recorder) *exec.Cmd {
+	return t.command(context.Background(), rec)
+}
+
+// command is Command with a process that is killed, with its group, when
+// ctx ends.
+func (t *commandTarget) command(ctx context.Context, rec *transcript.Recorder) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, t.argv[0], t.argv[1:]...)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Env = append(os.Environ(), t.env...)
+	cmd.Stderr = &lineWriter{rec: rec}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+func (t *commandTarget) Dial(_ context.Context, rec *transcript.Recorder, o DialOptions) (transport.Interface, error) {
+	if t.o.Transport == HTTP {
+		return DialHTTP(t.url, o)
+	}
+	return transport.NewStdioWithOptions(t.argv[0], t.env, t.argv[1:], transport.WithCommandFunc(
+		func(ctx context.Context, _ string, _ []string, _ []string) (*exec.Cmd, error) {
+			return t.command(ctx, rec), nil
+		})), nil
+}
+
+// PID returns the HTTP child's pid (0 over stdio or when it is not running).
+func (t *commandTarget) PID() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.child == nil {
+		return 0
+	}
+	return t.child.cmd.Process.Pid
+}
+
+// Restart stops the HTTP child (with SIGKILL when kill is set) and starts it
+// again on the same port and data. Over stdio every session is a new
+// process, so only the processes still running are stopped.
+func (t *commandTarget) Restart(ctx context.Context, kill bool) error {
+	if t.o.Transport == Stdio {
 		return nil
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := t.stop(kill); err != nil {
+		return err
+	}
+	return t.start(ctx)
+}
+
+func (t *commandTarget) Close() error {
+	err := t.stop(false)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return errors.Join(err, t.cleanup.run())
+}
+
+// child is a running HTTP server process.
+type child struct {
+	cmd     *exec.Cmd
+	exited  chan error
+	logPath string
+	log     *os.File
+}
+
+func (t *commandTarget) start(ctx context.Context) error {
+	cmd := exec.Command(t.argv[0], t.argv[1:]...)
 	cmd.Env = append(os.Environ(), t.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logPath := filepath.Join(os.TempDir(), fmt.Sprintf("tbbench-child-%d.log", port))
-	logFile, err := os.Create(logPath)
+	logFile, err := os.CreateTemp("", fmt.Sprintf("tbbench-child-%d-*.log", t.port))
 	if err != nil {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
+		os.Remove(logFile.Name())
 		return err
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.onClose(func() error {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}
-		logFile.Close()
-		return os.Remove(logPath)
-	})
-	url := t.opts.URL
-	if url == "" {
-		url = "http://127.0.0.1:{port}/mcp"
-	}
-	t.httpURL = sub(url)
-	t.info.Address = t.httpURL + " (" + strings.Join(argv, " ") + ")"
-	deadline := time.Now().Add(t.opts.StartTimeout)
+	c := &child{cmd: cmd, exited: make(chan error, 1), logPath: logFile.Name(), log: logFile}
+	go func() { c.exited <- cmd.Wait() }()
+	t.mu.Lock()
+	t.child = c
+	t.mu.Unlock()
+	deadline := time.Now().Add(t.o.StartTimeout)
 	for {
 		select {
-		case err := <-exited:
-			out, _ := os.ReadFile(logPath)
+		case err := <-c.exited:
+			c.exited <- err
+			out, _ := os.ReadFile(c.logPath)
+			_ = t.stop(true)
 			return fmt.Errorf("server command exited: %v\n%s", err, out)
+		case <-ctx.Done():
+			_ = t.stop(true)
+			return ctx.Err()
 		default:
 		}
-		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
-			c.Close()
+		if conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", t.port), 200*time.Millisecond); err == nil {
+			conn.Close()
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("server command did not accept connections on port %d within %s", port, t.opts.StartTimeout)
+			_ = t.stop(true)
+			return fmt.Errorf("server command did not accept connections on port %d within %s", t.port, t.o.StartTimeout)
 		}
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// probe checks that a URL target answers initialize.
-func (t *Target) probe(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, t.opts.StartTimeout)
-	defer cancel()
-	c, err := t.Connect(ctx, transcript.Discard(), ConnOptions{})
-	if err != nil {
-		return err
+// stop ends the HTTP child: SIGTERM, then SIGKILL after five seconds (at
+// once when kill is set).
+func (t *commandTarget) stop(kill bool) error {
+	t.mu.Lock()
+	c := t.child
+	t.child = nil
+	t.mu.Unlock()
+	if c == nil {
+		return nil
 	}
-	return c.Close()
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-c.cmd.Process.Pid, sig)
+	select {
+	case <-c.exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		<-c.exited
+	}
+	c.log.Close()
+	return os.Remove(c.logPath)
 }
 
 func freePort() (int, error) {

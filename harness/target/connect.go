@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
+	"io"
+	"log/slog"
 	"sync"
-	"syscall"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
@@ -54,43 +52,17 @@ func (r roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsR
 	return &mcp.ListRootsResult{Roots: r}, nil
 }
 
-// Connect opens a new, initialized MCP session recorded in rec: a new HTTP
-// session, or, over stdio, a new child process.
-func (t *Target) Connect(ctx context.Context, rec *transcript.Recorder, o ConnOptions) (*Conn, error) {
-	var inner transport.Interface
-	endpoint := t.HTTPURL()
-	if o.Direct {
-		endpoint = t.httpURL
+// Connect opens a new, initialized MCP session with t recorded in rec: a
+// new HTTP session, or, over stdio, a new child process.
+func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOptions) (*Conn, error) {
+	// Server-initiated requests reach an HTTP client on the GET stream.
+	listen := o.Sampling != NoSampling || o.Roots != nil
+	inner, err := t.Dial(ctx, rec, DialOptions{Listen: listen, Direct: o.Direct})
+	if err != nil {
+		return nil, err
 	}
-	switch {
-	case t.httpURL != "":
-		hopts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger())}
-		if o.Sampling != NoSampling || o.Roots != nil {
-			// Server-initiated requests reach the client on the GET stream.
-			hopts = append(hopts, transport.WithContinuousListening())
-		}
-		tr, err := transport.NewStreamableHTTP(endpoint, hopts...)
-		if err != nil {
-			return nil, err
-		}
-		inner = tr
-	case t.side != nil && !o.Direct:
-		tr, err := t.stdioThroughSidecar(rec)
-		if err != nil {
-			return nil, err
-		}
-		inner = tr
-	default:
-		inner = transport.NewStdioWithOptions(t.argv[0], t.env, t.argv[1:], transport.WithCommandFunc(
-			func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-				cmd := exec.CommandContext(ctx, command, args...)
-				cmd.Env = append(os.Environ(), env...)
-				cmd.Stderr = &lineWriter{rec: rec}
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-				return cmd, nil
-			}))
-	}
-	rt := record(inner, rec, o.Direct && t.side != nil)
+	_, decorated := t.(Wrapper)
+	rt := record(inner, rec, o.Direct && decorated)
 	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
 	if o.Sampling == AnswerSampling {
 		opts = append(opts, client.WithSamplingHandler(sampler{rec}))
@@ -120,6 +92,8 @@ func (t *Target) Connect(ctx context.Context, rec *transcript.Recorder, o ConnOp
 	}
 	return conn, nil
 }
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // lineWriter records a child's stderr in the transcript, one entry per line.
 type lineWriter struct {

@@ -23,20 +23,17 @@ type HTTPResponse struct {
 	Body   string
 }
 
-// RawHTTP sends one HTTP request to the target's MCP endpoint (or to path
-// relative to its root when path starts with "/") and records the exchange.
-// Scenarios use it only where they check HTTP itself: status codes, headers.
-func (t *Target) RawHTTP(ctx context.Context, rec *transcript.Recorder, method, path string, header map[string]string, body string) (HTTPResponse, error) {
-	return t.rawHTTP(ctx, rec, t.httpURL, method, path, header, body)
+// RawHTTP sends one HTTP request to the MCP endpoint (or to path relative
+// to its root when path starts with "/") and records the exchange. Scenarios
+// use it only where they check HTTP itself: status codes, headers.
+func RawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
+	return rawHTTP(ctx, rec, endpoint, method, path, header, body)
 }
 
-// RawHTTPViaSidecar is RawHTTP through the sidecar. A JSON-RPC request in
-// the body is also recorded as a request the harness sent, since the sidecar
-// counts it.
-func (t *Target) RawHTTPViaSidecar(ctx context.Context, rec *transcript.Recorder, method, path string, header map[string]string, body string) (HTTPResponse, error) {
-	if t.side == nil || t.side.url == "" {
-		return HTTPResponse{}, errors.New("no sidecar in front of the target")
-	}
+// RawHTTPCounted is RawHTTP to a sidecar's endpoint. A JSON-RPC request in
+// the body is also recorded as a request the harness sent, since the
+// sidecar counts it.
+func RawHTTPCounted(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
 	var msg struct {
 		ID     any    `json:"id"`
 		Method string `json:"method"`
@@ -49,10 +46,10 @@ func (t *Target) RawHTTPViaSidecar(ctx context.Context, rec *transcript.Recorder
 		rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
 			Text: "sent as raw HTTP through the sidecar"})
 	}
-	return t.rawHTTP(ctx, rec, t.side.url, method, path, header, body)
+	return rawHTTP(ctx, rec, endpoint, method, path, header, body)
 }
 
-func (t *Target) rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
+func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
 	if endpoint == "" {
 		return HTTPResponse{}, ErrNotHTTP
 	}

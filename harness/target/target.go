@@ -1,221 +1,126 @@
-// Package target starts or reaches the server under test and opens recorded
-// MCP sessions with it. A target is the embedded reference server (in this
-// process over a loopback HTTP listener, or as a child over stdio), a running
-// server at a URL, or a server command started as a child over stdio or HTTP.
+// Package target reaches the server under test and opens recorded MCP
+// sessions with it. A Target is a small interface with one implementation
+// per way of reaching a server: a running server at a URL (NewURL), a server
+// command started as a child over stdio or HTTP (NewCommand), and, in
+// subpackages, the embedded reference server (embedded, the only importer of
+// server/), a no-op MCP server that measures the stack's ceiling (noop), and
+// the metrics-emitting sidecar as a decorator around any target
+// (sidecarfront).
 package target
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
-	"os"
-	"path/filepath"
-	"sync"
-	"time"
+	"os/exec"
 
-	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
-// Kinds of targets.
+// Transports a target can speak.
 const (
-	Embedded = "embedded"
-	URL      = "url"
-	Command  = "command"
+	HTTP  = "http"
+	Stdio = "stdio"
 )
 
-// Options say which server to test and how to reach it.
-type Options struct {
-	// Kind is Embedded, URL or Command.
-	Kind string
-	// URL of a Streamable HTTP endpoint (Kind URL), or, for Kind Command with
-	// Transport "http", the endpoint of the child, where {port} stands for the
-	// port chosen for it (default http://127.0.0.1:{port}/mcp).
-	URL string
-	// Command is the server command line (Kind Command); {port} is replaced
-	// by a free port. Words are split on white space; quote with ' or ".
-	Command string
-	// Env holds extra KEY=VALUE variables for a child server; {port} is
-	// replaced here too.
-	Env []string
-	// Transport is "http" or "stdio" (Embedded and Command).
-	Transport string
-	// Storage is the embedded server's backend, "fs" or "memory".
-	Storage string
-	// DataDir is the embedded server's data directory (default: a fresh
-	// temporary directory, removed by Close).
-	DataDir string
-	// StartTimeout bounds how long a child server may take to accept
-	// connections (default 10 s).
-	StartTimeout time.Duration
-	// ExportDir tells the harness where a server it did not start writes
-	// its exports, for the scenarios that check the place (D9).
-	ExportDir string
-	// Direct talks to the target without the sidecar proxy in between.
-	Direct bool
-}
+// Kinds of targets, as reported in Info.Kind.
+const (
+	KindEmbedded = "embedded"
+	KindURL      = "url"
+	KindCommand  = "command"
+	KindNoop     = "noop"
+)
 
 // Info describes a started target.
 type Info struct {
-	Kind      string
-	Address   string
+	// Kind is one of the Kind constants.
+	Kind string
+	// Address is where the target is, for people: a URL or a command line.
+	Address string
+	// Transport is HTTP or Stdio.
 	Transport string
-	Storage   string
-	DataDir   string
+	// Storage is the server's storage backend, when the harness knows it.
+	Storage string
+	// DataDir is the server's data directory, when the harness knows it.
+	DataDir string
 	// ExportDir is where the server writes exports, when the harness knows.
 	ExportDir string
 }
 
-// ErrUnreachable wraps every failure to start or reach the target.
-var ErrUnreachable = errors.New("target unreachable")
+// DialOptions configure one raw MCP transport.
+type DialOptions struct {
+	// Listen opens the HTTP GET stream on which a server sends its own
+	// requests (sampling, roots) to the client.
+	Listen bool
+	// Direct bypasses any decorator (the sidecar) in front of the target.
+	Direct bool
+}
 
 // Target is a server under test.
-type Target struct {
-	opts    Options
-	info    Info
-	httpURL string // the target's own MCP endpoint
-	handler http.Handler
-	argv    []string
-	env     []string
-	side    *sidecarFront
-
-	mu      sync.Mutex
-	closers []func() error
+type Target interface {
+	// Info describes the target.
+	Info() Info
+	// Dial returns a new, unstarted MCP client transport to the target: a
+	// Streamable HTTP transport, or over stdio a transport that starts a
+	// new child process. What the server writes on stderr goes to rec.
+	Dial(ctx context.Context, rec *transcript.Recorder, o DialOptions) (transport.Interface, error)
+	// HTTPBase is the MCP endpoint that clients of an HTTP target use, or
+	// "" when the target speaks stdio.
+	HTTPBase() string
+	// Close stops what starting the target started.
+	Close() error
 }
 
-// Start starts or reaches the target.
-func Start(ctx context.Context, o Options) (*Target, error) {
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = 10 * time.Second
-	}
-	if o.Transport == "" {
-		o.Transport = "http"
-	}
-	if o.Storage == "" {
-		o.Storage = "fs"
-	}
-	t := &Target{opts: o, info: Info{Kind: o.Kind, Transport: o.Transport, ExportDir: o.ExportDir}}
-	var err error
-	switch o.Kind {
-	case Embedded:
-		err = t.startEmbedded()
-	case URL:
-		if o.URL == "" {
-			return nil, errors.New("--url needs a URL")
+// ErrUnreachable wraps every failure to start or reach a target.
+var ErrUnreachable = errors.New("target unreachable")
+
+// Commander is implemented by stdio targets: Command returns a new,
+// unstarted server process whose stderr goes to rec. Decorators that put a
+// proxy between the client and the process use it.
+type Commander interface {
+	Command(rec *transcript.Recorder) *exec.Cmd
+}
+
+// Wrapper is implemented by decorators; Unwrap returns the decorated target.
+type Wrapper interface {
+	Unwrap() Target
+}
+
+// Processer is implemented by targets that run the server as one child
+// process of this one; Process returns its pid (0 when it is not running).
+type Processer interface {
+	PID() int
+}
+
+// Restarter is implemented by targets that can stop and start the server
+// on the same data: gracefully, or with SIGKILL when kill is set.
+type Restarter interface {
+	Restart(ctx context.Context, kill bool) error
+}
+
+// Unwrap returns the innermost target below any decorators.
+func Unwrap(t Target) Target {
+	for {
+		w, ok := t.(Wrapper)
+		if !ok {
+			return t
 		}
-		t.httpURL, t.info.Address, t.info.Transport = o.URL, o.URL, "http"
-		err = t.probe(ctx)
-	case Command:
-		err = t.startCommand(ctx)
-	default:
-		return nil, fmt.Errorf("unknown target kind %q", o.Kind)
+		t = w.Unwrap()
 	}
-	if err == nil && !o.Direct {
-		if t.httpURL != "" {
-			err = t.startSidecar(t.httpURL, t.handler)
-		} else {
-			t.side = &sidecarFront{}
+}
+
+// As finds the first target in t's decorator chain that implements I.
+func As[I any](t Target) (I, bool) {
+	for {
+		if i, ok := t.(I); ok {
+			return i, true
 		}
-	}
-	if err != nil {
-		t.Close()
-		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
-	}
-	return t, nil
-}
-
-// Info describes the target.
-func (t *Target) Info() Info { return t.info }
-
-// HTTPURL is the MCP endpoint clients of an HTTP target use: the sidecar's,
-// or the target's own when the harness talks to it directly ("" for stdio).
-func (t *Target) HTTPURL() string {
-	if t.side != nil && t.side.url != "" {
-		return t.side.url
-	}
-	return t.httpURL
-}
-
-// DirectURL is the target's own MCP endpoint ("" for stdio).
-func (t *Target) DirectURL() string { return t.httpURL }
-
-func (t *Target) onClose(f func() error) {
-	t.mu.Lock()
-	t.closers = append(t.closers, f)
-	t.mu.Unlock()
-}
-
-// Close stops what Start started, last first.
-func (t *Target) Close() error {
-	t.mu.Lock()
-	closers := t.closers
-	t.closers = nil
-	t.mu.Unlock()
-	var errs []error
-	for i := len(closers) - 1; i >= 0; i-- {
-		errs = append(errs, closers[i]())
-	}
-	return errors.Join(errs...)
-}
-
-// serveLoopback serves h on a free loopback port until the target closes:
-// then before runs, the server shuts down gracefully, and after runs. It
-// returns the base URL.
-func (t *Target) serveLoopback(h http.Handler, before func(context.Context) error, after func() error) (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	t.onClose(func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return errors.Join(before(ctx), hs.Shutdown(ctx), after())
-	})
-	return "http://" + ln.Addr().String(), nil
-}
-
-func (t *Target) startEmbedded() error {
-	dir := t.opts.DataDir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "tbbench-data-")
-		if err != nil {
-			return err
+		w, ok := t.(Wrapper)
+		if !ok {
+			var zero I
+			return zero, false
 		}
-		dir = tmp
-		t.onClose(func() error { return os.RemoveAll(tmp) })
+		t = w.Unwrap()
 	}
-	t.info.Storage, t.info.DataDir, t.info.ExportDir = t.opts.Storage, dir, filepath.Join(dir, "exports")
-	if t.opts.Transport == "stdio" {
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		t.argv = []string{exe}
-		t.env = []string{ServeEnv + "=stdio", "THOUGHTBOX_STORAGE=" + t.opts.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
-			"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s"}
-		t.info.Address = "embedded reference server over stdio"
-		return nil
-	}
-	cfg := mcpserver.Defaults()
-	cfg.Storage, cfg.DataDir, cfg.DisableThoughtLogging = t.opts.Storage, dir, true
-	cfg.CritiqueTimeout = 2 * time.Second
-	srv, err := mcpserver.New(cfg, mcpserver.WithLogger(quietLogger()))
-	if err != nil {
-		return err
-	}
-	base, err := t.serveLoopback(srv.Handler(), func(ctx context.Context) error {
-		srv.CloseSessions(ctx)
-		return nil
-	}, srv.Close)
-	if err != nil {
-		srv.Close()
-		return err
-	}
-	t.httpURL = base + mcpserver.MCPPath
-	t.handler = srv.Handler()
-	t.info.Address = t.httpURL
-	return nil
 }

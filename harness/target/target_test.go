@@ -3,10 +3,13 @@ package target_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
@@ -42,10 +45,17 @@ func TestParseToolResultKeepsUnknownBlocks(t *testing.T) {
 	}
 }
 
+func TestMain(m *testing.M) {
+	// Child targets re-execute this test binary.
+	embedded.ServeIfRequested()
+	noop.ServeIfRequested()
+	os.Exit(m.Run())
+}
+
 // TestSessionsAreRecorded opens an HTTP session with the embedded server and
 // checks the transcript holds both directions of every message.
 func TestSessionsAreRecorded(t *testing.T) {
-	tg, err := target.Start(context.Background(), target.Options{Kind: target.Embedded, Storage: "memory"})
+	tg, err := embedded.New(context.Background(), embedded.Options{Storage: "memory"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +64,7 @@ func TestSessionsAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := tg.Connect(context.Background(), rec, target.ConnOptions{})
+	c, err := target.Connect(context.Background(), tg, rec, target.ConnOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

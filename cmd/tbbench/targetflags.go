@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"strings"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+)
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// targetFlags are the flags that choose a target, shared by the commands.
+type targetFlags struct {
+	url, command, transport, storage, dataDir, exportDir string
+	direct                                               bool
+	env                                                  multi
+}
+
+func addTargetFlags(fs *flag.FlagSet) *targetFlags {
+	f := &targetFlags{}
+	fs.StringVar(&f.url, "url", "", "test a running Streamable HTTP server at `URL` (e.g. http://127.0.0.1:1731/mcp)")
+	fs.StringVar(&f.command, "command", "", "start the server with `CMD` (words split on spaces, quote with ' or \"); {port} becomes a free port")
+	fs.StringVar(&f.transport, "transport", "", "`http` or `stdio`: of the embedded server (default http) or of --command (default stdio)")
+	fs.StringVar(&f.storage, "storage", "fs", "`fs` or `memory`: storage of the embedded server")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded server (default: a fresh temporary one)")
+	fs.StringVar(&f.exportDir, "export-dir", "", "where a --url or --command server writes its exports, if it is on this machine (default: THOUGHTBOX_EXPORT_DIR or THOUGHTBOX_DATA_DIR/exports from --env)")
+	fs.BoolVar(&f.direct, "direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy")
+	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
+	return f
+}
+
+// spec turns the flags into a target description.
+func (f *targetFlags) spec() targetspec.Spec {
+	s := targetspec.Spec{URL: f.url, Command: f.command, Env: f.env, Transport: f.transport, Storage: f.storage,
+		DataDir: f.dataDir, ExportDir: f.exportDir, Direct: f.direct}
+	if s.Kind() != target.KindEmbedded {
+		s.Storage = ""
+	}
+	switch {
+	case s.Transport != "":
+	case s.Kind() == target.KindCommand:
+		s.Transport = target.Stdio
+	default:
+		s.Transport = target.HTTP
+	}
+	return s
+}
+
+// defaultRunID names a run's output directory by time, transport and storage
+// or kind.
+func defaultRunID(s targetspec.Spec) string {
+	id := time.Now().UTC().Format("20060102-150405") + "-" + s.Transport
+	if s.Kind() == target.KindEmbedded {
+		return id + "-" + s.Storage
+	}
+	return id + "-" + s.Kind()
+}

@@ -1,0 +1,216 @@
+// Package embedded starts the reference server as a target: in this process
+// behind a loopback HTTP listener, or as a child process (this binary run
+// again with ServeEnv) over stdio or HTTP. It is the only package of the
+// harness that imports server/.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
+)
+
+// Options configure the embedded reference server.
+type Options struct {
+	// Transport is target.HTTP (default) or target.Stdio.
+	Transport string
+	// Storage is "fs" (default) or "memory".
+	Storage string
+	// DataDir is the data directory (default: a fresh temporary directory,
+	// removed by Close).
+	DataDir string
+	// Process runs an HTTP server as a child process instead of in this
+	// process, so that its CPU and memory can be measured apart from the
+	// harness's. Over stdio every session is a child anyway.
+	Process bool
+	// Env holds extra KEY=VALUE settings for a child server.
+	Env []string
+}
+
+// CritiqueTimeout is the embedded server's sampling timeout: the harness
+// answers sampling at once or not at all.
+const CritiqueTimeout = 2 * time.Second
+
+// New starts the embedded reference server.
+func New(ctx context.Context, o Options) (target.Target, error) {
+	if o.Transport == "" {
+		o.Transport = target.HTTP
+	}
+	if o.Storage == "" {
+		o.Storage = "fs"
+	}
+	if o.Transport != target.HTTP && o.Transport != target.Stdio {
+		return nil, fmt.Errorf("%w: transport must be %s or %s, not %q", target.ErrUnreachable, target.HTTP, target.Stdio, o.Transport)
+	}
+	dir, cleanup := o.DataDir, func() error { return nil }
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "tbbench-data-")
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+		}
+		dir, cleanup = tmp, func() error { return os.RemoveAll(tmp) }
+	}
+	var t target.Target
+	var err error
+	if o.Transport == target.Stdio || o.Process {
+		t, err = newChild(ctx, o, dir, cleanup)
+	} else {
+		t, err = newInProcess(o, dir, cleanup)
+	}
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	return t, nil
+}
+
+// childEnv is the environment of a child reference server.
+func childEnv(o Options, dir, mode string) []string {
+	return append([]string{ServeEnv + "=" + mode, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
+		"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + CritiqueTimeout.String()}, o.Env...)
+}
+
+// child is the reference server run as this binary's child, by way of a
+// command target.
+type child struct {
+	target.Target
+	cleanup func() error
+}
+
+func newChild(ctx context.Context, o Options, dir string, cleanup func() error) (target.Target, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+	}
+	mode := "stdio"
+	env := childEnv(o, dir, mode)
+	if o.Transport == target.HTTP {
+		env = childEnv(o, dir, "http")
+		env = append(env, "PORT={port}")
+	}
+	ct, err := target.NewCommand(ctx, target.CommandOptions{Argv: []string{exe}, Env: env, Transport: o.Transport, Kind: target.KindEmbedded})
+	if err != nil {
+		return nil, err
+	}
+	return &child{Target: ct, cleanup: cleanup}, nil
+}
+
+func (c *child) Info() target.Info {
+	i := c.Target.Info()
+	i.Address = "embedded reference server, child process over " + i.Transport
+	return i
+}
+
+// The child forwards the command target's optional abilities.
+func (c *child) Command(rec *transcript.Recorder) *exec.Cmd {
+	return c.Target.(target.Commander).Command(rec)
+}
+func (c *child) PID() int { return c.Target.(target.Processer).PID() }
+func (c *child) Restart(ctx context.Context, kill bool) error {
+	return c.Target.(target.Restarter).Restart(ctx, kill)
+}
+func (c *child) Close() error { return errors.Join(c.Target.Close(), c.cleanup()) }
+
+// inProcess is the reference server in this process, behind a loopback
+// listener. Restart replaces the server on the same data and URL.
+type inProcess struct {
+	o       Options
+	info    target.Info
+	url     string
+	lb      *target.Loopback
+	cleanup func() error
+
+	mu      sync.Mutex
+	srv     *mcpserver.Server
+	handler atomic.Pointer[http.Handler]
+}
+
+func newInProcess(o Options, dir string, cleanup func() error) (*inProcess, error) {
+	t := &inProcess{o: o, cleanup: cleanup, info: target.Info{Kind: target.KindEmbedded, Transport: target.HTTP,
+		Storage: o.Storage, DataDir: dir, ExportDir: filepath.Join(dir, "exports")}}
+	if err := t.start(); err != nil {
+		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+	}
+	lb, err := target.ServeLoopback(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*t.handler.Load()).ServeHTTP(w, r)
+	}))
+	if err != nil {
+		t.srv.Close()
+		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+	}
+	t.lb, t.url = lb, lb.Base+mcpserver.MCPPath
+	t.info.Address = t.url
+	return t, nil
+}
+
+func (t *inProcess) start() error {
+	cfg := mcpserver.Defaults()
+	cfg.Storage, cfg.DataDir, cfg.DisableThoughtLogging = t.o.Storage, t.info.DataDir, true
+	cfg.CritiqueTimeout = CritiqueTimeout
+	srv, err := mcpserver.New(cfg, mcpserver.WithLogger(quietLogger()))
+	if err != nil {
+		return err
+	}
+	h := srv.Handler()
+	t.mu.Lock()
+	t.srv = srv
+	t.mu.Unlock()
+	t.handler.Store(&h)
+	return nil
+}
+
+func (t *inProcess) Info() target.Info { return t.info }
+func (t *inProcess) HTTPBase() string  { return t.url }
+
+// Handler is the server's own HTTP handler, for a decorator that serves it
+// in process.
+func (t *inProcess) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*t.handler.Load()).ServeHTTP(w, r) })
+}
+
+func (t *inProcess) Dial(_ context.Context, _ *transcript.Recorder, o target.DialOptions) (transport.Interface, error) {
+	return target.DialHTTP(t.url, o)
+}
+
+// ErrCannotKill is returned by Restart(kill) of an in-process server: this
+// process can not be killed without killing the harness.
+var ErrCannotKill = errors.New("the in-process reference server can not be killed; start it as a child process")
+
+// Restart closes the server's sessions and store and opens a new server on
+// the same data behind the same URL.
+func (t *inProcess) Restart(ctx context.Context, kill bool) error {
+	if kill {
+		return ErrCannotKill
+	}
+	if err := t.stop(ctx); err != nil {
+		return err
+	}
+	return t.start()
+}
+
+func (t *inProcess) stop(ctx context.Context) error {
+	t.mu.Lock()
+	srv := t.srv
+	t.mu.Unlock()
+	srv.CloseSessions(ctx)
+	return srv.Close()
+}
+
+func (t *inProcess) Close() error {
+	var err error
+	lbErr := t.lb.Close(func(ctx context.Context) { err = t.stop(ctx) })
+	return errors.Join(lbErr, err, t.cleanup())
+}

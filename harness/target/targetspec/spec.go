@@ -1,0 +1,108 @@
+// Package targetspec turns a description of a target, as the command line
+// gives it, into a started target: the embedded reference server, a URL, a
+// command or the no-op server, behind the sidecar unless Direct.
+package targetspec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
+	"github.com/thoughtbox-bench/tbbench/harness/target/sidecarfront"
+)
+
+// Spec describes a target. At most one of URL, Command and Noop is set;
+// none means the embedded reference server.
+type Spec struct {
+	// URL of a running Streamable HTTP server; with Command, the child's
+	// endpoint ({port} stands for its port).
+	URL string
+	// Command starts the server; {port} becomes a free port.
+	Command string
+	// Noop is the built-in no-op MCP server.
+	Noop bool
+	// Env holds KEY=VALUE settings for a child server.
+	Env []string
+	// Transport is http or stdio ("": http for the embedded server, stdio
+	// for a command).
+	Transport string
+	// Storage is the embedded server's backend.
+	Storage string
+	// DataDir is the embedded server's data directory ("" for a fresh one).
+	DataDir string
+	// ExportDir is where a URL or command server writes its exports.
+	ExportDir string
+	// Process runs the embedded or no-op HTTP server as a child process.
+	Process bool
+	// Direct talks to the target without the sidecar.
+	Direct bool
+	// StartTimeout bounds the start of a child and the probe of a URL.
+	StartTimeout time.Duration
+}
+
+// Kind names the kind of target the spec describes.
+func (s Spec) Kind() string {
+	switch {
+	case s.Noop:
+		return target.KindNoop
+	case s.Command != "":
+		return target.KindCommand
+	case s.URL != "":
+		return target.KindURL
+	}
+	return target.KindEmbedded
+}
+
+// Validate reports contradictions in the spec.
+func (s Spec) Validate() error {
+	n := 0
+	for _, set := range []bool{s.URL != "" && s.Command == "", s.Command != "", s.Noop} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("choose one target: --url, --command or the no-op server")
+	}
+	if s.Transport != "" && s.Transport != target.HTTP && s.Transport != target.Stdio {
+		return fmt.Errorf("--transport must be http or stdio, not %q", s.Transport)
+	}
+	if s.Storage != "" && s.Storage != "fs" && s.Storage != "memory" && s.Kind() == target.KindEmbedded {
+		return fmt.Errorf("--storage must be fs or memory, not %q", s.Storage)
+	}
+	return nil
+}
+
+// Open starts or reaches the target. Errors wrap target.ErrUnreachable.
+func (s Spec) Open(ctx context.Context) (target.Target, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+	}
+	var t target.Target
+	var err error
+	switch s.Kind() {
+	case target.KindNoop:
+		t, err = noop.New(ctx, noop.Options{Process: s.Process})
+	case target.KindCommand:
+		t, err = target.NewCommand(ctx, target.CommandOptions{Command: s.Command, Env: s.Env, Transport: s.Transport,
+			URL: s.URL, StartTimeout: s.StartTimeout, ExportDir: s.ExportDir})
+	case target.KindURL:
+		t, err = target.NewURL(ctx, s.URL, target.URLOptions{ExportDir: s.ExportDir, ProbeTimeout: s.StartTimeout})
+	default:
+		t, err = embedded.New(ctx, embedded.Options{Transport: s.Transport, Storage: s.Storage, DataDir: s.DataDir,
+			Process: s.Process, Env: s.Env})
+	}
+	if err != nil || s.Direct {
+		return t, err
+	}
+	f, err := sidecarfront.Wrap(t)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return f, nil
+}

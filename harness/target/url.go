@@ -1,0 +1,81 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// URLOptions configure a target reached at a URL.
+type URLOptions struct {
+	// ExportDir tells the harness where the server writes its exports, when
+	// it runs on this machine (for the scenarios that check the place, D9).
+	ExportDir string
+	// ProbeTimeout bounds the initialize that checks the server answers
+	// (default 10 s).
+	ProbeTimeout time.Duration
+	// Kind overrides Info.Kind (for targets built on this one).
+	Kind string
+}
+
+type urlTarget struct {
+	info Info
+	url  string
+}
+
+// NewURL returns the Streamable HTTP server at url, after checking that it
+// answers initialize.
+func NewURL(ctx context.Context, url string, o URLOptions) (Target, error) {
+	if url == "" {
+		return nil, fmt.Errorf("%w: no URL given", ErrUnreachable)
+	}
+	kind := o.Kind
+	if kind == "" {
+		kind = KindURL
+	}
+	t := &urlTarget{url: url, info: Info{Kind: kind, Address: url, Transport: HTTP, ExportDir: o.ExportDir}}
+	if err := Probe(ctx, t, o.ProbeTimeout); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, url, err)
+	}
+	return t, nil
+}
+
+func (t *urlTarget) Info() Info       { return t.info }
+func (t *urlTarget) HTTPBase() string { return t.url }
+func (t *urlTarget) Close() error     { return nil }
+
+func (t *urlTarget) Dial(_ context.Context, _ *transcript.Recorder, o DialOptions) (transport.Interface, error) {
+	return DialHTTP(t.url, o)
+}
+
+// DialHTTP returns a Streamable HTTP client transport to the MCP endpoint.
+func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger())}
+	if o.Listen {
+		// Server-initiated requests reach the client on the GET stream.
+		opts = append(opts, transport.WithContinuousListening())
+	}
+	return transport.NewStreamableHTTP(endpoint, opts...)
+}
+
+// Probe checks that t answers initialize within timeout (default 10 s).
+func Probe(ctx context.Context, t Target, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, err := Connect(ctx, t, transcript.Discard(), ConnOptions{})
+	if err != nil {
+		return err
+	}
+	if err := c.Close(); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
