@@ -29,6 +29,10 @@ func run(args []string) int {
 	switch args[0] {
 	case "conform":
 		return runConform(args[1:])
+	case "load":
+		return runLoad(args[1:])
+	case "merge":
+		return runMerge(args[1:])
 	case "version":
 		fmt.Println("tbbench", version)
 		return 0
@@ -46,8 +50,10 @@ func usage() {
 
 Usage:
   tbbench conform [flags]   run the behavioural specs and golden fixtures, write a scorecard
+  tbbench load [flags]      send MCP load in a tier (smoke, regression, stress, soak, long-session, listing)
+  tbbench merge [flags] F…  combine the load.json files of segments run apart into one result
   tbbench version           print the harness version
 
-Run "tbbench conform --help" for its flags.
+Run "tbbench <command> --help" for its flags.
 `)
 }

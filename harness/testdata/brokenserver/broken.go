@@ -37,7 +37,8 @@ const (
 	UnscopedSessions Fault = "sessions-leak"      // read_thoughts without a session reads the newest one
 )
 
-// All lists every fault.
+// All lists every fault the conformance suite must catch. The faults for
+// load runs are in LoadFaults.
 var All = []Fault{WrongPrev, NoCurrentStage, OffByOne, BranchLeak, NoRevisionLinks, StageOnFailure, NoClose, CannedReads, NoCookbook, UnscopedSessions}
 
 // Proxy is the broken server.
@@ -46,6 +47,7 @@ type Proxy struct {
 	upstream *url.URL
 	rp       *httputil.ReverseProxy
 	tmp      string
+	load     loadState
 }
 
 type ctxKey struct{}
@@ -56,6 +58,7 @@ type call struct {
 	Operation string
 	Args      map[string]any
 	Session   string
+	ID        json.RawMessage // the JSON-RPC request id
 }
 
 // New returns a proxy to the MCP endpoint upstream with fault injected.
@@ -81,13 +84,18 @@ func New(upstream string, fault Fault, tmp string) (*Proxy, error) {
 	return p, nil
 }
 
-// ServeHTTP records which tool call a request is, then proxies it.
+// ServeHTTP records which tool call a request is, then proxies it (or, with
+// a load fault, may answer it itself).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodDelete {
+		p.forgetSession(r.Header.Get("Mcp-Session-Id"))
+	}
 	if r.Method == http.MethodPost {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var msg struct {
-			Method string `json:"method"`
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
 			Params struct {
 				Name      string `json:"name"`
 				Arguments struct {
@@ -98,7 +106,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
 			c := call{Tool: msg.Params.Name, Operation: msg.Params.Arguments.Operation, Args: msg.Params.Arguments.Args,
-				Session: r.Header.Get("Mcp-Session-Id")}
+				Session: r.Header.Get("Mcp-Session-Id"), ID: msg.ID}
+			if p.injectLoad(w, r, c) {
+				return
+			}
 			r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, c))
 		}
 	}
@@ -108,6 +119,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // modify rewrites the JSON answer of a tools/call according to the fault.
 func (p *Proxy) modify(resp *http.Response) error {
 	c, ok := resp.Request.Context().Value(ctxKey{}).(call)
+	if ok && isLoadFault(p.fault) {
+		return p.observeLoad(resp, c)
+	}
 	if !ok || c.Tool != "thoughtbox_gateway" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return nil
 	}

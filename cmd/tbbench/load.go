@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
+	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+)
+
+// Exit statuses of tbbench load.
+const (
+	exitLoadPass       = 0
+	exitLoadFail       = 1 // thoughts lost or a phase aborted
+	exitLoadBadInput   = 2 // bad flags or workload, or an unreachable target
+	exitLoadThresholds = threshold.ExitThresholds
+)
+
+func runLoad(args []string) int {
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	tf := addTargetFlags(fs)
+	var (
+		tier      = fs.String("tier", workload.Smoke, "the `tier`: "+strings.Join(workload.TierNames, ", "))
+		file      = fs.String("workload", "", "workload `file` (YAML or JSON; default: the built-in workload, see --print-workload)")
+		printWL   = fs.Bool("print-workload", false, "print the default workload as YAML and exit")
+		seed      = fs.Int64("seed", 1, "seed of the virtual users' scripts: the same seed sends the same calls")
+		seg       = fs.String("segment", "1/1", "this process's share `i/n` of the load (k6 execution segments; merge with tbbench merge)")
+		compare   = fs.String("compare-storage", "", "comma-separated storage `modes` of the embedded server measured in interleaved rounds (e.g. fs,memory)")
+		ceiling   = fs.Bool("ceiling", true, "also measure the built-in no-op MCP server, the ceiling of this client, transport and machine")
+		tgt       = fs.String("target", "", "`noop` measures only the built-in no-op server")
+		inProcess = fs.Bool("in-process", false, "run the embedded and no-op servers in this process instead of as child processes (no server CPU/RSS figures)")
+		out       = fs.String("out", "out", "`directory` for the run's output directory")
+		runID     = fs.String("run-id", "", "name of the run's output directory (default: time and tier)")
+		progress  = fs.String("progress", "auto", "`auto`, bar or lines")
+		timeout   = fs.Duration("call-timeout", 10*time.Second, "longest wait for one call")
+	)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: tbbench load [flags]
+
+Sends MCP load to a target and measures it. Virtual users each hold one MCP
+session and live scripted reasoning sessions (start_new, cipher, thoughts with
+branches and revisions, reads, session list/get, a closing thought, DELETE).
+Open tiers send calls at a fixed arrival rate from a pool of users (an arrival
+that finds every user busy is dropped and counted; latency is measured from
+the scheduled time); closed tiers run a fixed number of users back to back.
+Every call is recorded in HDR histograms by operation and outcome class, and
+after the load every acknowledged thought is read back.
+
+Tiers: smoke (seconds), regression (fixed rate, rounds), stress (rate ladder,
+maximum sustainable rate), soak (long; slopes), long-session (10,000
+thoughts: last 100 against first 100), listing (1,000 and 10,000 stored
+sessions). Their parameters and thresholds are in the workload file.
+
+Output under <out>/<run-id>/: load.json, load.md, load.html (charts) and
+transcripts/ (the first user's calls per phase, and every error).
+
+Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input or an
+unreachable target; 99 a threshold failed.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitLoadPass
+		}
+		return exitLoadBadInput
+	}
+	bad := func(err error) int {
+		fmt.Fprintln(os.Stderr, "tbbench load:", err)
+		return exitLoadBadInput
+	}
+	if fs.NArg() > 0 {
+		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *printWL {
+		os.Stdout.Write(workload.Example())
+		return exitLoadPass
+	}
+	w := workload.Default()
+	if *file != "" {
+		var err error
+		if w, err = workload.Load(*file); err != nil {
+			return bad(err)
+		}
+	}
+	if _, err := w.Tier(*tier); err != nil {
+		return bad(err)
+	}
+	sg, err := segment.Parse(*seg)
+	if err != nil {
+		return bad(fmt.Errorf("--segment: %w", err))
+	}
+	if *tgt != "" && *tgt != "noop" {
+		return bad(fmt.Errorf("--target must be noop, not %q (use --url or --command for other servers)", *tgt))
+	}
+	spec := tf.spec()
+	spec.Process = !*inProcess
+	if err := spec.Validate(); err != nil {
+		return bad(err)
+	}
+	subjects, err := loadSubjects(spec, *compare, *ceiling, *tgt == "noop")
+	if err != nil {
+		return bad(err)
+	}
+	if *runID == "" {
+		*runID = time.Now().UTC().Format("20060102-150405") + "-load-" + *tier
+	}
+	dir := filepath.Join(*out, *runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return bad(err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	live := load.NewLive()
+	stopProgress := showLoadProgress(*progress, live)
+	fmt.Fprintf(os.Stderr, "tbbench load: tier %s, targets %s, segment %s, seed %d, output %s\n", *tier, labels(subjects), sg, *seed, dir)
+	rep, err := load.Run(ctx, load.Options{Tier: *tier, Workload: w, Subjects: subjects, Seed: *seed, Segment: sg,
+		OutDir: dir, CallTimeout: *timeout, Live: live})
+	stopProgress()
+	if err != nil && rep == nil {
+		fmt.Fprintln(os.Stderr, "tbbench load:", err)
+		if errors.Is(err, target.ErrUnreachable) {
+			return exitLoadBadInput
+		}
+		return exitLoadFail
+	}
+	rep.RunID = *runID
+	if werr := rep.WriteFiles(dir); werr != nil {
+		fmt.Fprintln(os.Stderr, "tbbench load: writing results:", werr)
+	}
+	fmt.Print(rep.Summary())
+	fmt.Printf("results in %s\n", dir)
+	switch {
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "tbbench load:", err)
+		return exitLoadFail
+	case rep.ThresholdsFailed():
+		return exitLoadThresholds
+	case rep.Verdict != load.VerdictPass:
+		return exitLoadFail
+	}
+	return exitLoadPass
+}
+
+// loadSubjects lists what a load run measures: the target (or one embedded
+// server per compared storage mode) and the no-op ceiling.
+func loadSubjects(spec targetspec.Spec, compare string, ceiling, noopOnly bool) ([]load.Subject, error) {
+	open := func(s targetspec.Spec) func(context.Context) (target.Target, error) {
+		return func(ctx context.Context) (target.Target, error) { return s.Open(ctx) }
+	}
+	noop := spec
+	noop.Noop, noop.URL, noop.Command = true, "", ""
+	if noopOnly {
+		return []load.Subject{{Label: load.CeilingLabel, Open: open(noop)}}, nil
+	}
+	var out []load.Subject
+	if compare != "" {
+		if spec.Kind() != target.KindEmbedded {
+			return nil, errors.New("--compare-storage compares the embedded server's storage modes; it does not apply to --url or --command")
+		}
+		seen := map[string]bool{}
+		for _, mode := range strings.Split(compare, ",") {
+			mode = strings.TrimSpace(mode)
+			s := spec
+			s.Storage = mode
+			if err := s.Validate(); err != nil {
+				return nil, fmt.Errorf("--compare-storage: %w", err)
+			}
+			if seen[mode] {
+				return nil, fmt.Errorf("--compare-storage names %s twice", mode)
+			}
+			seen[mode] = true
+			out = append(out, load.Subject{Label: mode, Open: open(s)})
+		}
+	} else {
+		label := spec.Storage
+		if spec.Kind() != target.KindEmbedded {
+			label = spec.Kind()
+		}
+		out = append(out, load.Subject{Label: label, Open: open(spec)})
+	}
+	if ceiling && spec.Transport == target.HTTP {
+		out = append(out, load.Subject{Label: load.CeilingLabel, Open: open(noop)})
+	}
+	return out, nil
+}
+
+func labels(s []load.Subject) string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = x.Label
+	}
+	return strings.Join(out, ", ")
+}
+
+// showLoadProgress shows the live figures: a bar on a terminal, else a line
+// every five seconds.
+func showLoadProgress(mode string, live *load.Live) (stop func()) {
+	fi, err := os.Stderr.Stat()
+	terminal := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	text := func() string {
+		s := live.Status()
+		return fmt.Sprintf("%s: %.0f s, %d calls, %.0f/s, p99 %s, %d errors, %d dropped", s.Phase, s.Elapsed.Seconds(),
+			s.Calls, s.Rate, s.P99.Round(10*time.Microsecond), s.Errors, s.Dropped)
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	if mode == "bar" || (mode == "auto" && terminal) {
+		p := mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(1))
+		bar := p.New(0, mpb.NopStyle(), mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return text() })))
+		go func() {
+			defer close(finished)
+			tick := time.NewTicker(250 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					bar.Abort(false)
+					p.Wait()
+					return
+				case <-tick.C:
+					bar.SetTotal(0, false)
+				}
+			}
+		}()
+	} else {
+		go func() {
+			defer close(finished)
+			tick := time.NewTicker(5 * time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					fmt.Fprintln(os.Stderr, text())
+				}
+			}
+		}()
+	}
+	return func() { close(done); <-finished }
+}

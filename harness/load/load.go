@@ -1,0 +1,128 @@
+// Package load drives open- and closed-loop MCP load against Thoughtbox
+// targets and measures it: virtual users live scripted reasoning sessions
+// (package workload), executors pace them (package pace), every call is
+// recorded in HDR histograms by operation and outcome class (package
+// metrics), abort-on-fail thresholds are watched while the load runs
+// (package threshold), and afterwards every acknowledged thought is read
+// back. A tier (smoke, regression, stress, soak, long-session, listing)
+// arranges phases, possibly against several targets in interleaved rounds,
+// and the Report compares them, the no-op ceiling included.
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// Subject is one target a run measures, opened when the run starts.
+type Subject struct {
+	// Label names it in comparisons: a storage mode ("fs", "memory"), a
+	// target's kind, or CeilingLabel.
+	Label string
+	// Open starts or reaches the target.
+	Open func(ctx context.Context) (target.Target, error)
+}
+
+// CeilingLabel labels the no-op server measured beside the real targets.
+const CeilingLabel = "ceiling"
+
+// Options configure a load run.
+type Options struct {
+	// Tier is the tier's name (workload.TierNames).
+	Tier string
+	// Workload holds the session shape and the tiers' parameters.
+	Workload *workload.Workload
+	// Subjects are measured in interleaved, rotated order each round. The
+	// one labelled CeilingLabel, if any, is the stack's ceiling.
+	Subjects []Subject
+	// Seed makes the scripts repeatable.
+	Seed int64
+	// Nonce is carried by every thought (default: derived from the seed).
+	Nonce string
+	// Segment is this process's share of the load (default 1/1).
+	Segment segment.Segment
+	// OutDir receives transcripts/ ("" for none).
+	OutDir string
+	// CallTimeout bounds one call (default 10 s).
+	CallTimeout time.Duration
+	// Live, when set, is told about every call and phase, for progress.
+	Live *Live
+}
+
+func (o Options) callTimeout() time.Duration {
+	if o.CallTimeout > 0 {
+		return o.CallTimeout
+	}
+	return 10 * time.Second
+}
+
+// totalUsers is the whole run's user count for a segment's share of it.
+func (o Options) totalUsers(share int) int {
+	if o.Segment.Count <= 1 {
+		return share
+	}
+	return share * o.Segment.Count
+}
+
+// Run runs the tier against every subject and returns the report. An error
+// is returned only when the run could not be made at all (a target that
+// cannot be reached wraps target.ErrUnreachable); failed thresholds and
+// lost thoughts are in the report.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Workload == nil {
+		o.Workload = workload.Default()
+	}
+	if o.Segment.Count == 0 {
+		o.Segment = segment.Segment{Index: 1, Count: 1}
+	}
+	if err := o.Segment.Validate(); err != nil {
+		return nil, err
+	}
+	tier, err := o.Workload.Tier(o.Tier)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Subjects) == 0 {
+		return nil, errors.New("no target to measure")
+	}
+	if o.Nonce == "" {
+		o.Nonce = fmt.Sprintf("n%08x", uint32(o.Segment.Seed(o.Seed)))
+	}
+	rep := newReport(o, tier)
+	targets := make([]target.Target, len(o.Subjects))
+	defer func() {
+		for _, t := range targets {
+			if t != nil {
+				t.Close()
+			}
+		}
+	}()
+	for i, s := range o.Subjects {
+		t, err := s.Open(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Label, err)
+		}
+		targets[i] = t
+		rep.Targets = append(rep.Targets, describe(s.Label, t))
+	}
+	errs := transcript.Discard()
+	if o.OutDir != "" {
+		if errs, err = transcript.Create(o.OutDir + "/transcripts/errors.jsonl"); err != nil {
+			return nil, err
+		}
+	}
+	defer errs.Close()
+	r := &runner{o: o, errors: errs, live: o.Live}
+	if err := r.runTier(ctx, tier, targets, rep); err != nil {
+		return rep, err
+	}
+	rep.finish(o)
+	return rep, nil
+}

@@ -1,0 +1,270 @@
+package load_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
+)
+
+func TestMain(m *testing.M) {
+	embedded.ServeIfRequested()
+	noop.ServeIfRequested()
+	os.Exit(m.Run())
+}
+
+// testWorkload has short tiers, so the tests stay quick on two cores.
+func testWorkload(t *testing.T) *workload.Workload {
+	t.Helper()
+	w, err := workload.Parse("test.yaml", []byte(`
+session:
+  thoughts: {min: 4, max: 8}
+  thoughtBytes: {min: 100, max: 300}
+tiers:
+  smoke:
+    model: closed
+    users: 2
+    duration: 1500ms
+    thresholds:
+      errors: ["count==0"]
+      latency{op:thought}: ["p(99)<20ms"]
+  regression:
+    model: open
+    rate: 200
+    duration: 2s
+    maxUsers: 16
+    rounds: 2
+    thresholds:
+      errors: ["rate<1%"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func subject(label string, open func(ctx context.Context) (target.Target, error)) load.Subject {
+	return load.Subject{Label: label, Open: open}
+}
+
+func embeddedSubject(storage string) load.Subject {
+	return subject(storage, func(ctx context.Context) (target.Target, error) {
+		return embedded.New(ctx, embedded.Options{Storage: storage})
+	})
+}
+
+// TestSmokeKeepsEveryThought runs the smoke tier against the embedded server
+// with both storages and the no-op ceiling: every acknowledged thought is
+// read back, the figures are there, and the files match their schema.
+func TestSmokeKeepsEveryThought(t *testing.T) {
+	dir := t.TempDir()
+	rep, err := load.Run(context.Background(), load.Options{Tier: workload.Smoke, Workload: testWorkload(t), Seed: 7, OutDir: dir,
+		Subjects: []load.Subject{embeddedSubject("fs"), embeddedSubject("memory"),
+			subject(load.CeilingLabel, func(ctx context.Context) (target.Target, error) { return noop.New(ctx, noop.Options{}) })}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != load.VerdictPass {
+		t.Fatalf("verdict %s: %v", rep.Verdict, rep.Problems)
+	}
+	if len(rep.Phases) != 3 || len(rep.Summaries) != 3 {
+		t.Fatalf("%d phases, %d summaries", len(rep.Phases), len(rep.Summaries))
+	}
+	for _, p := range rep.Phases {
+		tot := p.Metrics.Total()
+		if tot.Calls == 0 || tot.Errors != 0 {
+			t.Errorf("%s: %d calls, %d errors %v", p.Name, tot.Calls, tot.Errors, tot.ErrorClasses)
+		}
+		if p.Label == load.CeilingLabel {
+			if p.Verification != nil {
+				t.Errorf("the ceiling keeps nothing, yet it was verified")
+			}
+			continue
+		}
+		v := p.Verification
+		if v == nil || !v.Applicable || v.Acknowledged < 10 || v.Missing != 0 {
+			t.Errorf("%s: verification %+v", p.Name, v)
+		}
+		for _, op := range []string{"initialize", "start_new", "cipher", "thought", "close"} {
+			if p.Metrics.Op(op).Calls == 0 {
+				t.Errorf("%s: no %s call measured", p.Name, op)
+			}
+		}
+	}
+	if err := rep.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := load.ReadReport(filepath.Join(dir, "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Phases[0].Metrics.Total().Calls != rep.Phases[0].Metrics.Total().Calls {
+		t.Error("load.json does not keep the histograms' counts")
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "load.html"))
+	if n := strings.Count(string(html), "<svg"); n < 2 || strings.Contains(string(html), "https://") {
+		t.Errorf("load.html has %d charts or loads something from the network", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "transcripts", "smoke-fs-user0.jsonl")); err != nil {
+		t.Error(err)
+	}
+}
+
+// brokenTarget is the reference server behind a broken proxy, as a URL
+// target.
+func brokenTarget(t *testing.T, fault brokenserver.Fault) load.Subject {
+	ref, err := embedded.New(context.Background(), embedded.Options{Storage: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close() })
+	proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return subject(string(fault), func(ctx context.Context) (target.Target, error) {
+		return target.NewURL(ctx, srv.URL+"/mcp", target.URLOptions{})
+	})
+}
+
+// TestFaultsAreReported runs the smoke tier against servers that are slow,
+// lose thoughts or fail calls: each shows where it should, and none passes.
+func TestFaultsAreReported(t *testing.T) {
+	for _, fault := range brokenserver.LoadFaults {
+		t.Run(string(fault), func(t *testing.T) {
+			rep, err := load.Run(context.Background(), load.Options{Tier: workload.Smoke, Workload: testWorkload(t), Seed: 3,
+				Subjects: []load.Subject{brokenTarget(t, fault)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := rep.Phases[0]
+			if rep.Verdict == load.VerdictPass {
+				t.Fatalf("a server with fault %s passed", fault)
+			}
+			switch fault {
+			case brokenserver.SlowCalls:
+				if p99 := p.Metrics.Op("thought").Latency.P99; p99 < brokenserver.SlowCallDelay {
+					t.Errorf("thought p99 %s, below the injected delay", p99)
+				}
+				if !rep.ThresholdsFailed() {
+					t.Error("the latency threshold did not fail")
+				}
+			case brokenserver.LosesThoughts:
+				if rep.Lost() == 0 {
+					t.Errorf("no lost thought found: %+v", p.Verification)
+				}
+			case brokenserver.FailsCalls:
+				classes := map[string]uint64{}
+				for _, c := range p.Metrics.Total().ErrorClasses {
+					classes[c.Class] = c.Count
+				}
+				if classes["jsonrpc_-32603"] == 0 || classes["http_503"] == 0 {
+					t.Errorf("error classes %v", classes)
+				}
+				if !rep.ThresholdsFailed() {
+					t.Error("the errors threshold did not fail")
+				}
+			}
+			if !strings.Contains(rep.Markdown(), "Problems") {
+				t.Error("load.md does not list the problems")
+			}
+		})
+	}
+}
+
+// TestSegmentsAddUpToTheWhole runs the regression tier once whole and once
+// as four segments at the same time against one server, then merges the
+// segments: the arrivals and calls add up to the whole's.
+func TestSegmentsAddUpToTheWhole(t *testing.T) {
+	tg, err := embedded.New(context.Background(), embedded.Options{Storage: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	shared := subject("memory", func(context.Context) (target.Target, error) { return unclosable{tg}, nil })
+	w := testWorkload(t)
+	run := func(seg segment.Segment) *load.Report {
+		rep, err := load.Run(context.Background(), load.Options{Tier: workload.Regression, Workload: w, Seed: 11, Segment: seg,
+			Subjects: []load.Subject{shared}})
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		// Through JSON, as tbbench merge reads them.
+		b, err := rep.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "load.json")
+		os.WriteFile(path, b, 0o644)
+		back, err := load.ReadReport(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return back
+	}
+	whole := run(segment.Segment{Index: 1, Count: 1})
+	parts := make([]*load.Report, 4)
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Add(1)
+		go func() { defer wg.Done(); parts[i] = run(segment.Segment{Index: i + 1, Count: 4}) }()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	merged, err := load.Merge(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load.Merge([]*load.Report{parts[0], parts[0]}); err == nil {
+		t.Error("a segment merged twice")
+	}
+	if len(merged.Phases) != len(whole.Phases) {
+		t.Fatalf("%d merged phases, %d whole", len(merged.Phases), len(whole.Phases))
+	}
+	for i, p := range merged.Phases {
+		wp := whole.Phases[i]
+		arrivals := func(p load.PhaseResult) uint64 { return p.Started + p.Dropped }
+		if arrivals(p) != arrivals(wp) || p.Users != wp.Users {
+			t.Errorf("%s: merged %d arrivals and %d users, whole %d and %d", p.Name, arrivals(p), p.Users, arrivals(wp), wp.Users)
+		}
+		if p.Metrics.Iterations+p.Metrics.Dropped != arrivals(wp) {
+			t.Errorf("%s: merged histograms hold %d arrivals, the whole %d", p.Name, p.Metrics.Iterations+p.Metrics.Dropped, arrivals(wp))
+		}
+		if p.Verification.Missing != 0 || p.Verification.Acknowledged == 0 {
+			t.Errorf("%s: merged verification %+v", p.Name, p.Verification)
+		}
+	}
+	if merged.Summaries[0].Throughput.N != 2 {
+		t.Errorf("merged summary over %d rounds", merged.Summaries[0].Throughput.N)
+	}
+	ms := func(r *load.Report) float64 { return float64(r.Summaries[0].Merged.Total().Latency.P50.Microseconds()) }
+	if a, b := ms(merged), ms(whole); a > 5*b+1000 || b > 5*a+1000 {
+		t.Errorf("merged p50 %.0f µs, whole %.0f µs", a, b)
+	}
+	b, _ := json.Marshal(merged.Segments)
+	if string(b) != `["1/4","2/4","3/4","4/4"]` {
+		t.Errorf("segments %s", b)
+	}
+}
+
+// unclosable shares one target between runs.
+type unclosable struct{ target.Target }
+
+func (unclosable) Close() error { return nil }

@@ -1,0 +1,166 @@
+package load
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Markdown renders the report for people: load.md.
+func (r *Report) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Load: tier %s — %s\n\n", r.Tier, strings.ToUpper(r.Verdict))
+	fmt.Fprintf(&b, "Run %s, seed %d, workload %s (%s), segments %s, %s to %s.\n\n", r.RunID, r.Seed, r.Workload,
+		r.WorkloadHash, strings.Join(r.Segments, " "), r.StartedAt.Format("15:04:05"), r.FinishedAt.Format("15:04:05 MST"))
+	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine.Fingerprint())
+	b.WriteString("| Target | Kind | Transport | Storage | Address |\n|---|---|---|---|---|\n")
+	for _, t := range r.Targets {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", t.Label, t.Kind, t.Transport, dash(t.Storage), t.Address)
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\n## Problems\n\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", p)
+		}
+	}
+	if len(r.Summaries) > 0 {
+		b.WriteString("\n## Throughput and latency (median [95 % CI] over rounds)\n\n")
+		b.WriteString("| Target | calls/s | p99 ms | thought p99 ms | calls | errors | dropped | acknowledged | lost | server CPU % | max RSS MiB |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, s := range r.Summaries {
+			cpu := "—"
+			if s.CPUPercent != nil {
+				cpu = fmt.Sprintf("%.0f", s.CPUPercent.Median)
+			}
+			rss := "—"
+			if s.MaxRSSMiB > 0 {
+				rss = fmt.Sprintf("%.0f", s.MaxRSSMiB)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", s.Label, s.Throughput, s.P99Ms,
+				s.ThoughtP99Ms, s.Calls, s.Errors, s.Dropped, s.Acknowledged, s.Lost, cpu, rss)
+		}
+	}
+	if len(r.Comparisons) > 0 {
+		b.WriteString("\n## Comparisons (ratio of A to B per paired round, median [95 % CI])\n\n| Metric | A | B | A / B |\n|---|---|---|---|\n")
+		for _, c := range r.Comparisons {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Metric, c.A, c.B, c.Ratio)
+		}
+	}
+	for _, s := range r.Stress {
+		fmt.Fprintf(&b, "\n## Stress ladder: %s — maximum sustainable rate %.0f calls/s\n\n", s.Label, s.MaxSustainable)
+		b.WriteString("| offered/s | achieved/s | p99 ms | errors | dropped | SLO |\n|---|---|---|---|---|---|\n")
+		for _, g := range s.Rungs {
+			fmt.Fprintf(&b, "| %.0f | %.0f | %.2f | %.3f%% | %.2f%% | %s |\n", g.Rate, g.Achieved, g.P99Ms, g.ErrorRate*100, g.DroppedRate*100, passWord(g.Passed))
+		}
+	}
+	if len(r.LongSessions) > 0 {
+		b.WriteString("\n## Long session\n\n| Target | thoughts | first median ms | last median ms | last / first | 10th ms | last ms |\n|---|---|---|---|---|---|---|\n")
+		for _, l := range r.LongSessions {
+			fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f |\n", l.Label, l.Thoughts, l.FirstMs, l.LastMs, l.Ratio, l.TenthMs, l.LastThoughtMs)
+		}
+	}
+	if len(r.Listings) > 0 {
+		b.WriteString("\n## Listing with stored sessions (p50 / p99 ms)\n\n| Target | stored | list_sessions | session list | load_context | new MCP session |\n|---|---|---|---|---|---|\n")
+		for _, l := range r.Listings {
+			cell := func(op string) string {
+				s, ok := l.Ops[op]
+				if !ok || s.Calls == 0 {
+					return "—"
+				}
+				return fmt.Sprintf("%.2f / %.2f", ms(s.Latency.P50), ms(s.Latency.P99))
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", l.Label, l.Sessions, cell("list_sessions"), cell("session_list"), cell("load_context"), cell("initialize"))
+		}
+	}
+	b.WriteString("\n## Phases\n\n| Phase | offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | errors | dropped | lag p99 ms | verified |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range r.Phases {
+		o := p.Metrics.Total()
+		l := o.Latency
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %d | %d | %.3f | %s |\n", p.Name, rate(p.Rate),
+			o.Throughput, ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max), o.Errors, p.Dropped, p.LagP99Ms, verified(p.Verification))
+	}
+	r.slopeTable(&b)
+	r.errorTable(&b)
+	return b.String()
+}
+
+// slopeTable shows the trends of the soak tier's phases.
+func (r *Report) slopeTable(b *strings.Builder) {
+	if r.Tier != "soak" {
+		return
+	}
+	b.WriteString("\n## Trends\n\n| Phase | seconds | p99 slope ms/min | RSS slope MiB/min |\n|---|---|---|---|\n")
+	for _, p := range r.Phases {
+		if p.Slopes == nil {
+			continue
+		}
+		rss := "—"
+		if p.Slopes.RSSMiBPerMinute != nil {
+			rss = fmt.Sprintf("%.3f", *p.Slopes.RSSMiBPerMinute)
+		}
+		fmt.Fprintf(b, "| %s | %d | %.4f | %s |\n", p.Name, p.Slopes.Seconds, p.Slopes.P99MsPerMinute, rss)
+	}
+}
+
+// errorTable lists every error class seen, with a sample message: no error
+// is left out.
+func (r *Report) errorTable(b *strings.Builder) {
+	type row struct {
+		phase, class, sample string
+		n                    uint64
+	}
+	var rows []row
+	for _, p := range r.Phases {
+		for class, e := range errorClasses(p.Metrics) {
+			sample := ""
+			if len(e.Samples) > 0 {
+				sample = e.Samples[0]
+			}
+			rows = append(rows, row{p.Name, class, sample, e.Count})
+		}
+	}
+	if len(rows) == 0 {
+		b.WriteString("\nNo errors.\n")
+		return
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		return rows[i].phase < rows[j].phase || rows[i].phase == rows[j].phase && rows[i].class < rows[j].class
+	})
+	b.WriteString("\n## Errors by class\n\n| Phase | Class | Count | Example |\n|---|---|---|---|\n")
+	for _, x := range rows {
+		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", x.phase, x.class, x.n, strings.ReplaceAll(clip(x.sample, 160), "|", "\\|"))
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func rate(r float64) string {
+	if r == 0 {
+		return "closed"
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+func passWord(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "missed"
+}
+
+func verified(v *Verification) string {
+	switch {
+	case v == nil:
+		return "—"
+	case !v.Applicable:
+		return "n/a"
+	case v.Missing == 0:
+		return fmt.Sprintf("%d/%d", v.Acknowledged, v.Acknowledged)
+	}
+	return fmt.Sprintf("LOST %d of %d", v.Missing, v.Acknowledged)
+}

@@ -1,0 +1,306 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
+	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
+	"github.com/thoughtbox-bench/tbbench/harness/load/procstat"
+	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// Executor runs iterations: pace.Open or pace.Closed.
+type Executor interface {
+	Run(ctx context.Context, fn pace.Func) (pace.Result, error)
+}
+
+// PhaseSpec is one measured run of load against one target.
+type PhaseSpec struct {
+	// Name names the phase in reports, e.g. "regression round 2".
+	Name string
+	// Label names the target in comparisons: the storage mode, or "ceiling".
+	Label string
+	// Round is the round number (1-based) for tiers with rounds.
+	Round int
+	// Rate is the offered arrival rate (open models), for reports.
+	Rate     float64
+	Target   target.Target
+	Executor Executor
+	// Users is the size of the executor's user pool.
+	Users int
+	// Closed makes users pause for each step's think time.
+	Closed bool
+	// Thresholds are checked while the phase runs (abort-on-fail) and at
+	// its end.
+	Thresholds []threshold.Threshold
+	// Verify reads back every acknowledged thought after the load.
+	Verify bool
+	// Session overrides the workload's session shape.
+	Session *workload.Session
+	// OnSample, when set, sees every call (from the users' goroutines: it
+	// must be safe for concurrent use unless Users is 1).
+	OnSample func(sample)
+	// OnAck, when set, is told the id of every new reasoning session with
+	// an acknowledged thought (serialised).
+	OnAck func(session string)
+}
+
+// PhaseResult is what one phase measured.
+type PhaseResult struct {
+	Name   string  `json:"name"`
+	Label  string  `json:"label"`
+	Round  int     `json:"round,omitempty"`
+	Rate   float64 `json:"offeredRate,omitempty"`
+	Users  int     `json:"users"`
+	Target string  `json:"target"`
+	// Started, Dropped and the schedule lag come from the executor.
+	Started  uint64  `json:"started"`
+	Dropped  uint64  `json:"dropped"`
+	LagP99Ms float64 `json:"scheduleLagP99Ms"`
+	Seconds  float64 `json:"seconds"`
+	Aborted  string  `json:"aborted,omitempty"`
+	// Metrics holds the histograms, counts, error classes and time series.
+	Metrics *metrics.Snapshot `json:"metrics"`
+	// Process is the server process's CPU and memory, when it is a child.
+	Process      *ProcessStats      `json:"process,omitempty"`
+	Verification *Verification      `json:"verification,omitempty"`
+	Thresholds   []ThresholdOutcome `json:"thresholds,omitempty"`
+	// Slopes are the trends of latency and memory over the phase.
+	Slopes *Slopes `json:"slopes,omitempty"`
+}
+
+// ProcessStats is the server process's resource use during a phase.
+type ProcessStats struct {
+	PID        int       `json:"pid"`
+	CPUSeconds float64   `json:"cpuSeconds"`
+	CPUPercent float64   `json:"cpuPercent"`
+	MaxRSSMiB  float64   `json:"maxRssMiB"`
+	RSSMiB     []float64 `json:"rssMiB"` // one sample a second
+}
+
+// ThresholdOutcome is one threshold's verdict.
+type ThresholdOutcome struct {
+	// Threshold is the selector and expression together, for people.
+	Threshold  string `json:"threshold"`
+	Selector   string `json:"selector"`
+	Expression string `json:"expression"`
+	Status     string `json:"status"`
+	Observed   string `json:"observed"`
+}
+
+// Passed reports whether no threshold failed and the verification passed.
+func (r PhaseResult) Passed() bool {
+	for _, t := range r.Thresholds {
+		if t.Status != threshold.Passed.String() {
+			return false
+		}
+	}
+	return r.Verification == nil || r.Verification.Passed()
+}
+
+// runner holds what the phases of one run share.
+type runner struct {
+	o      Options
+	errors *transcript.Recorder
+	// live is told about every finished call, for progress reporting.
+	live *Live
+}
+
+// runPhase runs one phase: the executor drives virtual users against the
+// target while the server process is sampled and abort-on-fail thresholds
+// are watched; then, if asked, every acknowledged thought is read back.
+func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
+	rec := metrics.NewRecorder(time.Now(), 0)
+	acked := newAcks()
+	shape := &r.o.Workload.Session
+	if s.Session != nil {
+		shape = s.Session
+	}
+	acked.onNew = s.OnAck
+	ph := &phase{target: s.Target, session: shape, seed: r.o.Seed, nonce: r.o.Nonce,
+		userBase: r.o.Segment.VU(0, r.o.totalUsers(s.Users)), think: s.Closed, timeout: r.o.callTimeout(),
+		acks: acked, errors: r.errors}
+	ph.recorder = r.transcripts(s)
+	ph.record = func(user int, sm sample) {
+		class := sm.Class
+		if class == ClassOK {
+			class = ""
+		}
+		rec.Record(user, metrics.Call{Op: sm.Op, Class: class, Message: sm.Message,
+			Scheduled: sm.Scheduled, Sent: sm.Sent, Done: sm.Done})
+		r.live.add(sm)
+		if s.OnSample != nil {
+			s.OnSample(sm)
+		}
+	}
+	users := make([]*vu, s.Users)
+	for i := range users {
+		users[i] = newVU(ph, i)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var aborted string
+	var abortOnce sync.Once
+	stopWatch := r.watch(ctx, rec, s.Thresholds, func(why string) {
+		abortOnce.Do(func() { aborted = why; cancel() })
+	})
+	if open, ok := s.Executor.(*pace.Open); ok {
+		also := open.OnDrop
+		open.OnDrop = func(at time.Time) {
+			rec.Dropped(0, at)
+			if also != nil {
+				also(at)
+			}
+		}
+	}
+	sampler := startProcessSampler(s.Target)
+	r.live.startPhase(s.Name)
+	res, _ := s.Executor.Run(ctx, func(ctx context.Context, user int, scheduled time.Time) {
+		rec.Iteration(user, scheduled, time.Now())
+		users[user].step(ctx, scheduled)
+	})
+	stopWatch()
+	for _, u := range users {
+		u.close()
+	}
+	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Rate: s.Rate, Users: s.Users,
+		Target: s.Target.Info().Address, Started: res.Started, Dropped: res.Dropped,
+		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted}
+	if res.Lag != nil {
+		out.LagP99Ms = float64(res.LagQuantile(99)) / float64(time.Millisecond)
+	}
+	out.Process = sampler.stop()
+	out.Metrics = rec.Snapshot(res.End)
+	out.Slopes = slopes(out)
+	if s.Verify && s.Target.Info().Kind != target.KindNoop {
+		v := verify(context.WithoutCancel(ctx), s.Target, acked, 8, r.errors)
+		out.Verification = &v
+	}
+	out.Thresholds = evaluate(s.Thresholds, out)
+	return out
+}
+
+// transcripts returns each user's transcript recorder: the first user's
+// calls go to a file of the phase; the others' are counted only (their
+// errors go to the errors transcript).
+func (r *runner) transcripts(s PhaseSpec) func(int) *transcript.Recorder {
+	var mu sync.Mutex
+	first := map[int]*transcript.Recorder{}
+	return func(user int) *transcript.Recorder {
+		if r.o.OutDir == "" || user != r.o.Segment.VU(0, 1) {
+			return transcript.Discard()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if rec, ok := first[user]; ok {
+			return rec
+		}
+		path := filepath.Join(r.o.OutDir, "transcripts", fmt.Sprintf("%s-user%d.jsonl", slug(s.Name), user))
+		rec, err := transcript.Create(path)
+		if err != nil {
+			return transcript.Discard()
+		}
+		first[user] = rec
+		return rec
+	}
+}
+
+// watch evaluates the abort-on-fail thresholds every second until stopped.
+func (r *runner) watch(ctx context.Context, rec *metrics.Recorder, ts []threshold.Threshold, abort func(string)) (stop func()) {
+	var watched []threshold.Threshold
+	for _, t := range ts {
+		if t.AbortOnFail {
+			watched = append(watched, t)
+		}
+	}
+	if len(watched) == 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		start := time.Now()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			snap := rec.Snapshot(time.Now())
+			if res, ok := threshold.Abort(watched, lookup(snap), time.Since(start)); ok {
+				abort(fmt.Sprintf("threshold %s failed (observed %s): aborted", res.Threshold, res.ObservedText()))
+				return
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// evaluate checks every threshold against a finished phase.
+func evaluate(ts []threshold.Threshold, p PhaseResult) []ThresholdOutcome {
+	out := make([]ThresholdOutcome, 0, len(ts))
+	for _, t := range ts {
+		res := threshold.Evaluate(t, lookup(p.Metrics))
+		out = append(out, ThresholdOutcome{Threshold: t.String(), Selector: t.Selector.String(), Expression: t.Expression.Text,
+			Status: res.Status.String(), Observed: res.ObservedText()})
+	}
+	return out
+}
+
+// reevaluate judges a recorded threshold again against p's metrics (after a
+// merge).
+func reevaluate(o ThresholdOutcome, p PhaseResult) ThresholdOutcome {
+	t, err := threshold.Parse(o.Selector, o.Expression)
+	if err != nil {
+		o.Status, o.Observed = "unreadable", err.Error()
+		return o
+	}
+	return evaluate([]threshold.Threshold{t}, p)[0]
+}
+
+// processSampler samples a child server's CPU and memory once a second.
+type processSampler struct {
+	pid int
+	s   *procstat.Sampler
+}
+
+func startProcessSampler(t target.Target) *processSampler {
+	p, ok := target.As[target.Processer](t)
+	if !ok || p.PID() == 0 {
+		return nil
+	}
+	s, err := procstat.Start(p.PID(), time.Second)
+	if err != nil {
+		return nil
+	}
+	return &processSampler{pid: p.PID(), s: s}
+}
+
+func (p *processSampler) stop() *ProcessStats {
+	if p == nil {
+		return nil
+	}
+	series, _ := p.s.Stop()
+	if len(series) < 2 {
+		return nil
+	}
+	out := &ProcessStats{PID: p.pid, CPUSeconds: (series[len(series)-1].CPU() - series[0].CPU()).Seconds(),
+		CPUPercent: series.MeanCPU(), MaxRSSMiB: float64(series.MaxRSS()) / (1 << 20)}
+	for _, x := range series.RSS() {
+		out.RSSMiB = append(out.RSSMiB, x.Value/(1<<20))
+	}
+	return out
+}

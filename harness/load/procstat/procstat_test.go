@@ -1,0 +1,146 @@
+package procstat
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestParseStat(t *testing.T) {
+	// A command name with spaces and parentheses.
+	line := []byte("4242 (we (ird) name) S 1 4242 4242 0 -1 4194304 100 0 0 0 1234 567 0 0 20 0 1 0 100 1000 200 18446744073709551615\n")
+	u, s, err := parseStat(line)
+	if err != nil || u != 1234 || s != 567 {
+		t.Fatalf("parseStat = %d, %d, %v", u, s, err)
+	}
+	for _, bad := range []string{"", "1 (x) S 1 2", "1 (x) S 1 2 3 4 5 6 7 8 9 10 x 2"} {
+		if _, _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q): no error", bad)
+		}
+	}
+	if n, err := parseStatm([]byte("1000 250 100 1 0 300 0\n")); err != nil || n != 250 {
+		t.Fatalf("parseStatm = %d, %v", n, err)
+	}
+}
+
+func requireLinux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux only")
+	}
+}
+
+func TestSelfBusy(t *testing.T) {
+	requireLinux(t)
+	a, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.RSS < 1<<20 {
+		t.Fatalf("RSS %d bytes, want at least 1 MiB for a Go test binary", a.RSS)
+	}
+	spin(300 * time.Millisecond)
+	b, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := b.CPU() - a.CPU(); used < 100*time.Millisecond {
+		t.Fatalf("300 ms of spinning used %v of CPU", used)
+	}
+	if pct := CPUPercent(a, b); pct < 30 {
+		t.Fatalf("CPU%% while spinning = %.0f", pct)
+	}
+}
+
+func TestChildSleepAndBusy(t *testing.T) {
+	requireLinux(t)
+	sleeper := startChild(t, "sleep", "30")
+	busy := startChild(t, "sh", "-c", "while :; do :; done")
+
+	ss, err := Start(sleeper.Process.Pid, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Start(busy.Process.Pid, 50*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	if live := bs.Series(); len(live) < 3 {
+		t.Fatalf("%d samples after 600 ms at 50 ms", len(live))
+	}
+	sleepSeries, err := ss.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	busySeries, err := bs.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sleepSeries.MeanCPU(); got > 5 {
+		t.Errorf("sleep used %.1f%% CPU", got)
+	}
+	if got := busySeries.MeanCPU(); got < 25 {
+		t.Errorf("a busy loop used only %.1f%% CPU", got)
+	}
+	if sleepSeries.MaxRSS() <= 0 || busySeries.MaxRSS() <= 0 {
+		t.Error("no RSS")
+	}
+	cpu := busySeries.CPU()
+	if len(cpu) != len(busySeries)-1 || cpu[len(cpu)-1].T != busySeries.Duration() {
+		t.Fatalf("CPU series of %d points for %d samples", len(cpu), len(busySeries))
+	}
+	if rss := busySeries.RSS(); len(rss) != len(busySeries) || rss[0].T != 0 {
+		t.Fatalf("RSS series %v", rss)
+	}
+}
+
+func TestProcessExits(t *testing.T) {
+	requireLinux(t)
+	child := exec.Command("sleep", "0.2")
+	if err := child.Start(); err != nil {
+		t.Skip("no sleep command: ", err)
+	}
+	s, err := Start(child.Process.Pid, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = child.Wait() // reaped: /proc/<pid> disappears
+	time.Sleep(100 * time.Millisecond)
+	series, err := s.Stop()
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Stop error %v, want not exist", err)
+	}
+	if len(series) < 2 {
+		t.Fatalf("%d samples before the exit", len(series))
+	}
+	if _, err := Read(child.Process.Pid); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("Read of a gone process: %v", err)
+	}
+	if _, err := Start(child.Process.Pid, time.Second); err == nil {
+		t.Fatal("Start on a gone process succeeded")
+	}
+	if _, err := Start(os.Getpid(), 0); err == nil {
+		t.Fatal("zero interval accepted")
+	}
+}
+
+func startChild(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot start %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+func spin(d time.Duration) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
+	}
+}

@@ -1,0 +1,93 @@
+package procstat
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+)
+
+// ClockTick is the unit of the CPU times in /proc/<pid>/stat (USER_HZ),
+// 1/100 s on every Linux architecture Go supports.
+const ClockTick = 10 * time.Millisecond
+
+// Sample is one reading of a process's resources.
+type Sample struct {
+	// At is when the reading was taken.
+	At time.Time `json:"at"`
+	// User and System are the CPU times used so far (ClockTick resolution).
+	User   time.Duration `json:"user"`
+	System time.Duration `json:"system"`
+	// RSS is the resident set size in bytes.
+	RSS int64 `json:"rss"`
+}
+
+// CPU returns the CPU time used so far, user plus system.
+func (s Sample) CPU() time.Duration { return s.User + s.System }
+
+// Read returns the current CPU times and RSS of process pid. The error wraps
+// os.ErrNotExist when the process does not exist (any more).
+func Read(pid int) (Sample, error) {
+	at := time.Now()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
+	}
+	user, sys, err := parseStat(stat)
+	if err != nil {
+		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
+	}
+	statm, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if err != nil {
+		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
+	}
+	pages, err := parseStatm(statm)
+	if err != nil {
+		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
+	}
+	return Sample{
+		At:     at,
+		User:   time.Duration(user) * ClockTick,
+		System: time.Duration(sys) * ClockTick,
+		RSS:    pages * int64(os.Getpagesize()),
+	}, nil
+}
+
+// Self returns the current process's CPU times and RSS.
+func Self() (Sample, error) { return Read(os.Getpid()) }
+
+// parseStat returns utime and stime, in clock ticks, from /proc/<pid>/stat.
+// The command name (field 2) is in parentheses and may hold spaces and
+// parentheses itself, so fields are counted after the last ')'.
+func parseStat(b []byte) (utime, stime int64, err error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, fmt.Errorf("malformed stat %q", b)
+	}
+	// After ")": state (field 3), ..., utime (field 14), stime (field 15).
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 13 {
+		return 0, 0, fmt.Errorf("short stat %q", b)
+	}
+	if utime, err = strconv.ParseInt(string(f[11]), 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("stat utime: %w", err)
+	}
+	if stime, err = strconv.ParseInt(string(f[12]), 10, 64); err != nil {
+		return 0, 0, fmt.Errorf("stat stime: %w", err)
+	}
+	return utime, stime, nil
+}
+
+// parseStatm returns the resident pages (field 2) of /proc/<pid>/statm.
+func parseStatm(b []byte) (int64, error) {
+	f := bytes.Fields(b)
+	if len(f) < 2 {
+		return 0, fmt.Errorf("short statm %q", b)
+	}
+	n, err := strconv.ParseInt(string(f[1]), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("statm resident: %w", err)
+	}
+	return n, nil
+}

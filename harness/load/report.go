@@ -1,0 +1,313 @@
+package load
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
+)
+
+// SchemaVersion is the version of load.json this package writes and reads.
+const SchemaVersion = "1"
+
+// Report is the result of a load run: load.json.
+type Report struct {
+	SchemaVersion string             `json:"schemaVersion"`
+	RunID         string             `json:"runId"`
+	Tier          string             `json:"tier"`
+	Seed          int64              `json:"seed"`
+	Nonce         string             `json:"nonce"`
+	Segments      []string           `json:"segments"`
+	Workload      string             `json:"workload"`
+	WorkloadHash  string             `json:"workloadHash"`
+	StartedAt     time.Time          `json:"startedAt"`
+	FinishedAt    time.Time          `json:"finishedAt"`
+	Machine       scorecards.Machine `json:"machine"`
+	Targets       []TargetInfo       `json:"targets"`
+	Phases        []PhaseResult      `json:"phases"`
+	// Summaries aggregate each target's phases over the rounds.
+	Summaries []Summary `json:"summaries"`
+	// Comparisons are throughput and latency ratios between targets, the
+	// ceiling included, over paired rounds.
+	Comparisons  []Comparison        `json:"comparisons"`
+	Stress       []StressResult      `json:"stress,omitempty"`
+	LongSessions []LongSessionResult `json:"longSessions,omitempty"`
+	Listings     []ListingResult     `json:"listings,omitempty"`
+	// Problems lists why the run failed: failed thresholds, lost thoughts,
+	// aborted phases. Empty when it passed.
+	Problems []string `json:"problems"`
+	Verdict  string   `json:"verdict"`
+}
+
+// TargetInfo describes a measured target.
+type TargetInfo struct {
+	Label     string `json:"label"`
+	Kind      string `json:"kind"`
+	Address   string `json:"address"`
+	Transport string `json:"transport"`
+	Storage   string `json:"storage,omitempty"`
+}
+
+func describe(label string, t target.Target) TargetInfo {
+	i := t.Info()
+	return TargetInfo{Label: label, Kind: i.Kind, Address: i.Address, Transport: i.Transport, Storage: i.Storage}
+}
+
+// Stat is a median with its 95 % confidence interval over rounds
+// (distribution-free, golang.org/x/perf/benchmath). With too few rounds for
+// that confidence (fewer than 6), the interval is the range of the values
+// and RangeOnly is set.
+type Stat struct {
+	Median    float64 `json:"median"`
+	Low       float64 `json:"low"`
+	High      float64 `json:"high"`
+	N         int     `json:"n"`
+	RangeOnly bool    `json:"rangeOnly,omitempty"`
+}
+
+func stat(values []float64) Stat {
+	if len(values) == 0 {
+		return Stat{}
+	}
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(values, &benchmath.DefaultThresholds), 0.95)
+	out := Stat{Median: s.Center, Low: s.Lo, High: s.Hi, N: len(values)}
+	if math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) || math.IsNaN(s.Lo) || math.IsNaN(s.Hi) {
+		out.Low, out.High, out.RangeOnly = slices.Min(values), slices.Max(values), true
+	}
+	return out
+}
+
+// String renders "median [low, high]", or "median (range low–high)".
+func (s Stat) String() string {
+	if s.RangeOnly {
+		return fmt.Sprintf("%.4g (range %.4g–%.4g, n=%d)", s.Median, s.Low, s.High, s.N)
+	}
+	return fmt.Sprintf("%.4g [%.4g, %.4g]", s.Median, s.Low, s.High)
+}
+
+// Summary aggregates one target's phases of a rounds tier.
+type Summary struct {
+	Label string `json:"label"`
+	// Throughput is completed calls per second, per round.
+	Throughput Stat `json:"throughput"`
+	// P99Ms is the overall p99 latency per round, ThoughtP99Ms the
+	// thought's.
+	P99Ms        Stat   `json:"p99Ms"`
+	ThoughtP99Ms Stat   `json:"thoughtP99Ms"`
+	Calls        uint64 `json:"calls"`
+	Errors       uint64 `json:"errors"`
+	Dropped      uint64 `json:"dropped"`
+	Acknowledged int    `json:"acknowledged"`
+	Lost         int    `json:"lost"`
+	// CPUPercent is the server process's CPU use, when measured.
+	CPUPercent *Stat   `json:"cpuPercent,omitempty"`
+	MaxRSSMiB  float64 `json:"maxRssMiB,omitempty"`
+	// Merged holds every round's metrics merged.
+	Merged *metrics.Snapshot `json:"merged"`
+}
+
+// Comparison is a ratio between two targets over paired rounds.
+type Comparison struct {
+	// Metric is "throughput" or "thought p99".
+	Metric string `json:"metric"`
+	A      string `json:"a"`
+	B      string `json:"b"`
+	// Ratio is A's value over B's, per round.
+	Ratio Stat `json:"ratio"`
+}
+
+// StressResult is one target's climb of the rate ladder.
+type StressResult struct {
+	Label string `json:"label"`
+	Rungs []Rung `json:"rungs"`
+	// MaxSustainable is the highest rate whose rung met the SLO (0: none).
+	MaxSustainable float64 `json:"maxSustainableRate"`
+}
+
+// Rung is one step of the ladder.
+type Rung struct {
+	Rate        float64 `json:"rate"`
+	Achieved    float64 `json:"achieved"`
+	P99Ms       float64 `json:"p99Ms"`
+	ErrorRate   float64 `json:"errorRate"`
+	DroppedRate float64 `json:"droppedRate"`
+	Passed      bool    `json:"passed"`
+}
+
+// The verdicts of a report.
+const (
+	VerdictPass = "pass"
+	VerdictFail = "fail"
+)
+
+func newReport(o Options, t workload.Tier) *Report {
+	b, _ := json.Marshal(o.Workload)
+	h := sha256.Sum256(b)
+	return &Report{SchemaVersion: SchemaVersion, Tier: t.Name, Seed: o.Seed, Nonce: o.Nonce,
+		Segments: []string{o.Segment.String()}, Workload: o.Workload.Source, WorkloadHash: hex.EncodeToString(h[:8]),
+		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine()}
+}
+
+// finish computes the summaries, comparisons, problems and verdict.
+func (r *Report) finish(_ Options) {
+	r.FinishedAt = time.Now().UTC()
+	r.summarise()
+	r.judge()
+}
+
+// labels returns the targets' labels in order.
+func (r *Report) labels() []string {
+	out := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		out[i] = t.Label
+	}
+	return out
+}
+
+// roundPhases returns a label's phases by round (rounds tiers only).
+func (r *Report) roundPhases(label string) map[int]PhaseResult {
+	out := map[int]PhaseResult{}
+	for _, p := range r.Phases {
+		if p.Label == label && (r.Tier == workload.Smoke || r.Tier == workload.Regression || r.Tier == workload.Soak) {
+			out[max(p.Round, 1)] = p
+		}
+	}
+	return out
+}
+
+func (r *Report) summarise() {
+	r.Summaries, r.Comparisons = nil, nil
+	values := map[string]map[int][2]float64{} // label → round → throughput, thought p99
+	for _, label := range r.labels() {
+		phases := r.roundPhases(label)
+		if len(phases) == 0 {
+			continue
+		}
+		s := Summary{Label: label}
+		var tput, p99s, tp99, cpu []float64
+		values[label] = map[int][2]float64{}
+		for _, round := range sortedRounds(phases) {
+			p := phases[round]
+			m := p.Metrics
+			total := m.Total()
+			tput = append(tput, total.Throughput)
+			p99s = append(p99s, p99(total))
+			tp := opP99(m, string(workload.OpThought))
+			tp99 = append(tp99, tp)
+			values[label][round] = [2]float64{total.Throughput, tp}
+			s.Calls += total.Calls
+			s.Errors += total.Errors
+			s.Dropped += p.Dropped
+			if p.Verification != nil {
+				s.Acknowledged += p.Verification.Acknowledged
+				s.Lost += p.Verification.Missing
+			}
+			if p.Process != nil {
+				cpu = append(cpu, p.Process.CPUPercent)
+				s.MaxRSSMiB = max(s.MaxRSSMiB, p.Process.MaxRSSMiB)
+			}
+			s.Merged = metrics.Merge(s.Merged, m)
+		}
+		s.Throughput, s.P99Ms, s.ThoughtP99Ms = stat(tput), stat(p99s), stat(tp99)
+		if len(cpu) > 0 {
+			c := stat(cpu)
+			s.CPUPercent = &c
+		}
+		r.Summaries = append(r.Summaries, s)
+	}
+	// Every target against the ceiling, then the real targets pairwise.
+	labels := r.labels()
+	for _, a := range labels {
+		if a == CeilingLabel {
+			continue
+		}
+		if _, ok := values[CeilingLabel]; ok {
+			r.Comparisons = append(r.Comparisons, compare("throughput", a, CeilingLabel, values, 0))
+		}
+	}
+	for i, a := range labels {
+		for _, b := range labels[i+1:] {
+			if a == CeilingLabel || b == CeilingLabel {
+				continue
+			}
+			r.Comparisons = append(r.Comparisons, compare("throughput", a, b, values, 0), compare("thought p99", a, b, values, 1))
+		}
+	}
+}
+
+// compare pairs rounds of a and b and summarises the ratios of figure k.
+func compare(metric, a, b string, values map[string]map[int][2]float64, k int) Comparison {
+	var ratios []float64
+	for round, va := range values[a] {
+		if vb, ok := values[b][round]; ok && vb[k] > 0 {
+			ratios = append(ratios, va[k]/vb[k])
+		}
+	}
+	sort.Float64s(ratios)
+	return Comparison{Metric: metric, A: a, B: b, Ratio: stat(ratios)}
+}
+
+func sortedRounds(m map[int]PhaseResult) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// judge lists the run's problems and sets the verdict.
+func (r *Report) judge() {
+	r.Problems = []string{}
+	for _, p := range r.Phases {
+		if p.Aborted != "" {
+			r.Problems = append(r.Problems, p.Name+": "+p.Aborted)
+		}
+		for _, t := range p.Thresholds {
+			if t.Status != "passed" {
+				r.Problems = append(r.Problems, fmt.Sprintf("%s: threshold %s %s (observed %s)", p.Name, t.Threshold, t.Status, t.Observed))
+			}
+		}
+		if v := p.Verification; v != nil && !v.Passed() {
+			r.Problems = append(r.Problems, fmt.Sprintf("%s: %d of %d acknowledged thoughts could not be read back", p.Name, v.Missing, v.Acknowledged))
+		}
+	}
+	r.Verdict = VerdictPass
+	if len(r.Problems) > 0 {
+		r.Verdict = VerdictFail
+	}
+}
+
+// ThresholdsFailed reports whether a threshold failed (or had no data).
+func (r *Report) ThresholdsFailed() bool {
+	for _, p := range r.Phases {
+		for _, t := range p.Thresholds {
+			if t.Status != "passed" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Lost returns the number of acknowledged thoughts not read back.
+func (r *Report) Lost() int {
+	n := 0
+	for _, p := range r.Phases {
+		if p.Verification != nil {
+			n += p.Verification.Missing
+		}
+	}
+	return n
+}

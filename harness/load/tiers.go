@@ -1,0 +1,140 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
+	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+// runTier arranges the tier's phases against the targets and adds their
+// results to rep.
+func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.Target, rep *Report) error {
+	switch t.Name {
+	case workload.Stress:
+		for i, tg := range targets {
+			rep.Stress = append(rep.Stress, r.ladder(ctx, t, r.o.Subjects[i].Label, tg, rep))
+		}
+	case workload.LongSession:
+		for i, tg := range targets {
+			if tg.Info().Kind == target.KindNoop {
+				continue
+			}
+			rep.LongSessions = append(rep.LongSessions, r.longSession(ctx, t, r.o.Subjects[i].Label, tg, rep))
+		}
+	case workload.Listing:
+		for i, tg := range targets {
+			if tg.Info().Kind == target.KindNoop {
+				continue
+			}
+			rep.Listings = append(rep.Listings, r.listing(ctx, t, r.o.Subjects[i].Label, tg, rep)...)
+		}
+	default: // smoke, regression, soak: rounds of one load model
+		rounds := max(t.Rounds, 1)
+		for round := 1; round <= rounds; round++ {
+			// Interleave the targets, rotating the order every round so
+			// that none always runs first or last.
+			for k := range targets {
+				i := (k + round - 1) % len(targets)
+				label := r.o.Subjects[i].Label
+				name := fmt.Sprintf("%s %s", t.Name, label)
+				if rounds > 1 {
+					name = fmt.Sprintf("%s %s round %d", t.Name, label, round)
+				}
+				spec := r.modelPhase(t, name, label, round, targets[i])
+				rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// modelPhase builds a phase of the tier's load model, this segment's share.
+func (r *runner) modelPhase(t workload.Tier, name, label string, round int, tg target.Target) PhaseSpec {
+	seg := r.o.Segment
+	spec := PhaseSpec{Name: name, Label: label, Round: round, Target: tg, Thresholds: t.Thresholds, Verify: true}
+	switch t.Model {
+	case workload.Closed:
+		spec.Users = max(seg.Users(t.Users), 1)
+		spec.Closed = true
+		spec.Executor = &pace.Closed{Users: spec.Users, Duration: t.Duration, GracefulStop: 5 * time.Second}
+	case workload.Ramping:
+		stages := make([]pace.Stage, len(t.Stages))
+		for i, s := range t.Stages {
+			stages[i] = pace.Stage{Target: s.Target, Duration: s.Duration}
+		}
+		spec.Users = max(seg.Users(t.MaxUsers), 1)
+		spec.Rate = t.Rate
+		spec.Executor = &pace.Open{Pacer: segmentPacer{pace.Ramping{Start: t.Rate, Stages: stages}, seg}, Duration: t.Duration,
+			MaxUsers: spec.Users, GracefulStop: 5 * time.Second, OnDrop: r.live.drop}
+	default:
+		spec = r.openPhase(spec, t.Rate, t.Duration, t.MaxUsers)
+	}
+	return spec
+}
+
+// openPhase makes spec a constant-rate phase: this segment's share of the
+// arrivals and users.
+func (r *runner) openPhase(spec PhaseSpec, rate float64, d time.Duration, users int) PhaseSpec {
+	seg := r.o.Segment
+	spec.Users = max(seg.Users(users), 1)
+	spec.Rate = rate
+	spec.Executor = &pace.Open{Pacer: segmentPacer{pace.Constant{Rate: rate}, seg}, Duration: d, MaxUsers: spec.Users,
+		GracefulStop: 5 * time.Second, OnDrop: r.live.drop}
+	return spec
+}
+
+// segmentPacer keeps the arrivals of the whole run's schedule that a
+// segment owns: every n-th, starting with its index. The n segments together
+// make exactly the whole schedule, ramps included.
+type segmentPacer struct {
+	whole pace.Pacer
+	seg   segment.Segment
+}
+
+func (p segmentPacer) Due(n uint64) (time.Duration, bool) {
+	return p.whole.Due(n*uint64(p.seg.Count) + uint64(p.seg.Index-1))
+}
+
+func (p segmentPacer) Pace(elapsed time.Duration, arrivals uint64) (time.Duration, bool) {
+	at, ok := p.Due(arrivals)
+	if !ok {
+		return 0, true
+	}
+	return max(at-elapsed, 0), false
+}
+
+func (p segmentPacer) RateAt(elapsed time.Duration) float64 {
+	return p.whole.RateAt(elapsed) / float64(p.seg.Count)
+}
+
+// ladder climbs the stress tier's rates until a rung misses its SLO twice in
+// a row; the highest rung that met it is the maximum sustainable rate.
+func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) StressResult {
+	out := StressResult{Label: label}
+	failures := 0
+	for _, rate := range t.Ladder.Rungs() {
+		spec := PhaseSpec{Name: fmt.Sprintf("stress %s %.0f/s", label, rate), Label: label, Target: tg,
+			Thresholds: t.Ladder.SLO, Verify: true}
+		spec = r.openPhase(spec, rate, t.Ladder.StepDuration, t.MaxUsers)
+		p := r.runPhase(ctx, spec)
+		rep.Phases = append(rep.Phases, p)
+		total := p.Metrics.Total()
+		rung := Rung{Rate: rate, Achieved: total.Throughput, P99Ms: p99(total), ErrorRate: total.ErrorRate,
+			DroppedRate: p.Metrics.DroppedRatio(), Passed: p.Passed()}
+		out.Rungs = append(out.Rungs, rung)
+		if rung.Passed {
+			out.MaxSustainable, failures = rate, 0
+		} else if failures++; failures == 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return out
+}

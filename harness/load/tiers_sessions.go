@@ -1,0 +1,181 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
+	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// LongSessionResult compares the cost of a long reasoning session's last
+// thoughts with its first.
+type LongSessionResult struct {
+	Label    string `json:"label"`
+	Thoughts int    `json:"thoughts"`
+	Window   int    `json:"window"`
+	// FirstMs and LastMs are the median service times of the first and
+	// last Window thoughts; Ratio is LastMs / FirstMs.
+	FirstMs float64 `json:"firstMedianMs"`
+	LastMs  float64 `json:"lastMedianMs"`
+	Ratio   float64 `json:"ratio"`
+	// TenthMs and LastThoughtMs are the 10th and the last thought's own
+	// service times.
+	TenthMs       float64 `json:"tenthMs"`
+	LastThoughtMs float64 `json:"lastThoughtMs"`
+}
+
+// longSession runs one virtual user through one reasoning session of
+// t.Thoughts main-chain thoughts and compares the ends.
+func (r *runner) longSession(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) LongSessionResult {
+	// Thoughts only, so that the ends compare like with like.
+	shape := r.o.Workload.Session.WithThoughts(t.Thoughts)
+	shape.ThinkTime = workload.DurationRange{}
+	shape.Branch, shape.Revision, shape.ReadThoughts, shape.GetStructure, shape.SessionList, shape.SessionGet = 0, 0, 0, 0, 0, 0
+	steps := len(shape.Script(r.o.Seed, 0, 0))
+	var costs []time.Duration
+	spec := PhaseSpec{Name: "long-session " + label, Label: label, Target: tg, Users: 1, Closed: true,
+		Thresholds: t.Thresholds, Verify: true, Session: &shape,
+		// initialize, the script, and the DELETE.
+		Executor: &pace.Closed{Users: 1, Iterations: uint64(steps + 2), GracefulStop: 5 * time.Second},
+		OnSample: func(s sample) {
+			if s.Class == ClassOK && (s.Op == string(workload.OpThought) || s.Op == string(workload.OpRevision) || s.Op == string(workload.OpClose)) {
+				costs = append(costs, s.Done.Sub(s.Sent))
+			}
+		}}
+	rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
+	out := LongSessionResult{Label: label, Thoughts: len(costs), Window: t.Window}
+	w := min(t.Window, len(costs)/2)
+	if w == 0 {
+		return out
+	}
+	out.FirstMs, out.LastMs = ms(median(costs[:w])), ms(median(costs[len(costs)-w:]))
+	if out.FirstMs > 0 {
+		out.Ratio = out.LastMs / out.FirstMs
+	}
+	if len(costs) >= 10 {
+		out.TenthMs = ms(costs[9])
+	}
+	out.LastThoughtMs = ms(costs[len(costs)-1])
+	return out
+}
+
+// ListingResult is the latency of the listing operations with a number of
+// stored sessions.
+type ListingResult struct {
+	Label    string `json:"label"`
+	Sessions int    `json:"storedSessions"`
+	// Stored counts the sessions the harness created (the server may hold
+	// more from earlier runs).
+	Created int `json:"created"`
+	// Ops holds latency summaries by operation: list_sessions, session_list,
+	// load_context and initialize (the first call of a new MCP session).
+	Ops     map[string]metrics.Summary `json:"ops"`
+	Metrics *metrics.Snapshot          `json:"metrics"`
+}
+
+// listing stores sessions up to each of t.Sessions and measures the listing
+// operations with each number.
+func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) []ListingResult {
+	var out []ListingResult
+	var ids []string
+	stored := 0
+	for _, n := range t.Sessions {
+		if ctx.Err() != nil {
+			break
+		}
+		made, err := r.populate(ctx, label, tg, n-stored, rep)
+		ids = append(ids, made...)
+		stored += len(made)
+		if err != nil {
+			r.errors.Notef("listing %s: storing sessions: %v", label, err)
+		}
+		res := ListingResult{Label: label, Sessions: n, Created: stored}
+		res.Metrics = r.measureListing(ctx, tg, ids, t.Samples)
+		res.Ops = map[string]metrics.Summary{}
+		for _, op := range []workload.Op{workload.OpListSessions, workload.OpSessionList, workload.OpLoadContext, workload.OpInitialize} {
+			res.Ops[string(op)] = res.Metrics.Op(string(op))
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// populate creates n small reasoning sessions (start_new, cipher, two
+// thoughts) with eight users and returns their ids.
+func (r *runner) populate(ctx context.Context, label string, tg target.Target, n int, rep *Report) ([]string, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	shape := workload.Session{Thoughts: workload.IntRange{Min: 2, Max: 2}, ThoughtBytes: workload.IntRange{Min: 64, Max: 64}, ListLimit: 1}
+	const users = 8
+	// initialize, start_new, cipher, two thoughts, DELETE.
+	spec := PhaseSpec{Name: fmt.Sprintf("listing %s: store %d sessions", label, n), Label: label, Target: tg, Users: users,
+		Session: &shape, Executor: &pace.Closed{Users: users, Iterations: uint64(6 * n), GracefulStop: 5 * time.Second}}
+	var ids []string
+	spec.OnAck = func(session string) { ids = append(ids, session) }
+	p := r.runPhase(ctx, spec)
+	rep.Phases = append(rep.Phases, p)
+	return ids, ctx.Err()
+}
+
+// measureListing times samples calls of each listing operation, one at a
+// time on one MCP session, and samples/10 new MCP sessions.
+func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []string, samples int) *metrics.Snapshot {
+	rec := metrics.NewRecorder(time.Now(), 1)
+	record := func(op workload.Op, sent time.Time, err error, res target.ToolResult) {
+		class := Classify(err)
+		if class == ClassOK {
+			class = ""
+		}
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		} else if res.IsError {
+			class, msg = ClassToolError, res.Text()
+		}
+		rec.Record(0, metrics.Call{Op: string(op), Class: class, Message: msg, Scheduled: sent, Sent: sent, Done: time.Now()})
+	}
+	for range max(samples/10, 1) {
+		sent := time.Now()
+		c, err := target.Connect(ctx, tg, transcript.Discard(), target.ConnOptions{})
+		record(workload.OpInitialize, sent, err, target.ToolResult{})
+		if err == nil {
+			c.Close()
+		}
+	}
+	c, err := target.Connect(ctx, tg, transcript.Discard(), target.ConnOptions{})
+	if err != nil {
+		record(workload.OpListSessions, time.Now(), err, target.ToolResult{})
+		return rec.Snapshot(time.Now())
+	}
+	defer c.Close()
+	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 7))
+	gw := func(op workload.Op, operation string, args map[string]any) {
+		sent := time.Now()
+		res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": operation, "args": args})
+		record(op, sent, err, res)
+	}
+	for range samples {
+		gw(workload.OpListSessions, "list_sessions", map[string]any{})
+		gw(workload.OpSessionList, "session", map[string]any{"operation": "list", "limit": 20})
+		if len(ids) > 0 {
+			gw(workload.OpLoadContext, "load_context", map[string]any{"sessionId": ids[rng.IntN(len(ids))]})
+		}
+	}
+	return rec.Snapshot(time.Now())
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

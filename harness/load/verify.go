@@ -1,0 +1,183 @@
+package load
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// Verification is the result of reading back every acknowledged thought.
+type Verification struct {
+	// Applicable is false when the target keeps nothing (the no-op server).
+	Applicable bool `json:"applicable"`
+	// Sessions and Acknowledged count what was checked.
+	Sessions     int `json:"sessions"`
+	Acknowledged int `json:"acknowledged"`
+	// Missing counts acknowledged thoughts that could not be read back or
+	// came back without their marker.
+	Missing int `json:"missing"`
+	// Failures describes the first missing thoughts (at most 20).
+	Failures []string `json:"failures,omitempty"`
+	// Seconds is how long the pass took.
+	Seconds float64 `json:"seconds"`
+}
+
+// Passed reports whether every acknowledged thought was read back.
+func (v Verification) Passed() bool { return !v.Applicable || v.Missing == 0 }
+
+const maxFailures = 20
+
+// verify reads back every acknowledged thought through new MCP sessions,
+// workers at a time: load_context, cipher, read_thoughts of the main-chain
+// range and of each branch. A thought is kept when its number comes back
+// with its marker in the text. A call that fails is tried again twice, so
+// that a server's passing error is not taken for a lost thought; what is
+// missing is noted in notes.
+func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *transcript.Recorder) Verification {
+	start := time.Now()
+	order, sessions := a.bySession()
+	v := Verification{Applicable: true, Sessions: len(order), Acknowledged: a.Len()}
+	var mu sync.Mutex
+	fail := func(n int, format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		v.Missing += n
+		msg := fmt.Sprintf(format, args...)
+		notes.Notef("verification: %s", msg)
+		if len(v.Failures) < maxFailures {
+			v.Failures = append(v.Failures, msg)
+		}
+	}
+	jobs := make(chan string)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c *target.Conn
+			defer func() {
+				if c != nil {
+					c.Close()
+				}
+			}()
+			for id := range jobs {
+				if c == nil {
+					var err error
+					if c, err = connectRetrying(ctx, t); err != nil {
+						fail(len(sessions[id]), "session %s: could not connect to read it back: %v", id, err)
+						continue
+					}
+				}
+				if err := verifySession(ctx, c, id, sessions[id], fail); err != nil {
+					// The connection may be broken: start a new one.
+					c.Close()
+					c = nil
+				}
+			}
+		}()
+	}
+	for _, id := range order {
+		jobs <- id
+	}
+	close(jobs)
+	wg.Wait()
+	v.Seconds = time.Since(start).Seconds()
+	return v
+}
+
+func verifySession(ctx context.Context, c *target.Conn, id string, ks []ack, fail func(int, string, ...any)) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, op := range []string{"load_context", "cipher"} {
+		res, err := callRetrying(ctx, c, op, map[string]any{"sessionId": id})
+		if err != nil || res.IsError {
+			fail(len(ks), "session %s: %s failed: %v %.200s", id, op, err, res.Text())
+			return err
+		}
+	}
+	byChain := map[string][]ack{}
+	for _, k := range ks {
+		byChain[k.Chain] = append(byChain[k.Chain], k)
+	}
+	for chain, want := range byChain {
+		args := map[string]any{"sessionId": id}
+		if chain == "" {
+			args["range"] = []int{1, want[len(want)-1].Number}
+		} else {
+			args["branchId"] = chain
+		}
+		res, err := callRetrying(ctx, c, "read_thoughts", args)
+		if err != nil || res.IsError {
+			fail(len(want), "session %s chain %q: read_thoughts failed: %v %.200s", id, chain, err, res.Text())
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var got struct {
+			Thoughts []struct {
+				ThoughtNumber int    `json:"thoughtNumber"`
+				Thought       string `json:"thought"`
+			} `json:"thoughts"`
+		}
+		if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
+			fail(len(want), "session %s chain %q: read_thoughts answer is not JSON: %v", id, chain, err)
+			continue
+		}
+		texts := map[int][]string{}
+		for _, th := range got.Thoughts {
+			texts[th.ThoughtNumber] = append(texts[th.ThoughtNumber], th.Thought)
+		}
+		for _, k := range want {
+			if !hasMarker(texts[k.Number], k.Marker) {
+				fail(1, "session %s chain %q: acknowledged thought %d is missing or lost its text", id, chain, k.Number)
+			}
+		}
+	}
+	return nil
+}
+
+func hasMarker(texts []string, marker string) bool {
+	for _, t := range texts {
+		if strings.Contains(t, marker) {
+			return true
+		}
+	}
+	return false
+}
+
+const attempts = 3
+
+// callRetrying calls a gateway operation, again after an error answer.
+func callRetrying(ctx context.Context, c *target.Conn, op string, args map[string]any) (target.ToolResult, error) {
+	var res target.ToolResult
+	var err error
+	for i := range attempts {
+		res, err = c.CallTool(ctx, "thoughtbox_gateway", map[string]any{"operation": op, "args": args})
+		if err == nil && !res.IsError {
+			return res, nil
+		}
+		if i < attempts-1 {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return res, err
+}
+
+func connectRetrying(ctx context.Context, t target.Target) (*target.Conn, error) {
+	var err error
+	for range attempts {
+		var c *target.Conn
+		if c, err = target.Connect(ctx, t, transcript.Discard(), target.ConnOptions{}); err == nil {
+			return c, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil, err
+}
