@@ -19,12 +19,16 @@ build:
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 
-## run: the full benchmark against the embedded reference server, in every transport x storage cell; results in out/
+## run: the full benchmark against the embedded reference server: conformance in every transport x storage cell, then the load regression tier on fs and memory beside the no-op ceiling; one scorecard in out/<run>-load/
 run: build
-	@status=0; for t in http stdio; do for s in fs memory; do \
-	  echo; echo "=== embedded reference server, transport $$t, storage $$s"; \
+	@status=0; with=""; for t in http stdio; do for s in fs memory; do \
+	  echo; echo "=== conformance: embedded reference server, transport $$t, storage $$s"; \
 	  ./$(BIN)/tbbench conform --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s || status=1; \
-	done; done; echo; echo "results: out/$(RUN_ID)-*"; exit $$status
+	  with="$$with --with out/$(RUN_ID)-$$t-$$s"; \
+	done; done; \
+	echo; echo "=== load: regression tier, fs and memory against the no-op ceiling"; \
+	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --progress lines --run-id $(RUN_ID)-load $$with || status=1; \
+	echo; echo "results: out/$(RUN_ID)-*; the scorecard of the whole run: out/$(RUN_ID)-load/scorecard.md"; exit $$status
 
 ## serve: start the reference server over HTTP on 127.0.0.1:1731 with filesystem storage in ~/.thoughtbox
 serve: build
@@ -40,11 +44,12 @@ prometheus:
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends prometheus; }
 
+# ./... skips testdata: the broken server's own tests are named.
 vet:
-	$(GO) vet ./...
+	$(GO) vet ./... ./harness/testdata/brokenserver
 
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 8m ./... ./harness/testdata/brokenserver
 
 $(CONFORMANCE):
 	mkdir -p $(TOOLS)
@@ -76,8 +81,10 @@ overhead:
 sidecar: build
 	./$(BIN)/mcp-sidecar --upstream $${MCP_UPSTREAM_URL:-http://127.0.0.1:1731/mcp} --server-name thoughtbox
 
-## bench: print thoughts per second (memory, fs), the session-length ratio and HTTP latency
-bench:
+## bench: print thoughts per second (memory, fs), the session-length ratio, HTTP latency and the load generator's own figures against the no-op server
+bench: build
+	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --progress lines --run-id bench-generator-closed
+	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --progress lines --run-id bench-generator-open
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
 

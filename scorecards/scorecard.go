@@ -41,13 +41,16 @@ const (
 	// TargetCommand is a server started as a command and spoken to over
 	// stdio.
 	TargetCommand = "command"
+	// TargetNoop is the harness's no-op MCP server, the ceiling of a load
+	// run.
+	TargetNoop = "noop"
 )
 
 // Target describes the server under test.
 type Target struct {
 	// Name names the target in baselines and reports.
 	Name string `json:"name"`
-	// Kind is TargetEmbedded, TargetURL or TargetCommand.
+	// Kind is TargetEmbedded, TargetURL, TargetCommand or TargetNoop.
 	Kind string `json:"kind"`
 	// Address is the URL or the command line; empty when embedded.
 	Address string `json:"address"`

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
 // Exit statuses of tbbench load.
@@ -48,7 +50,9 @@ func runLoad(args []string) int {
 		runID     = fs.String("run-id", "", "name of the run's output directory (default: time and tier)")
 		progress  = fs.String("progress", "auto", "`auto`, bar or lines")
 		timeout   = fs.Duration("call-timeout", 10*time.Second, "longest wait for one call")
+		with      multi
 	)
+	fs.Var(&with, "with", "`run directory` of an earlier tbbench run (e.g. conform) whose scorecard joins this run's in one scorecard.json (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench load [flags]
 
@@ -66,8 +70,10 @@ maximum sustainable rate), soak (long; slopes), long-session (10,000
 thoughts: last 100 against first 100), listing (1,000 and 10,000 stored
 sessions). Their parameters and thresholds are in the workload file.
 
-Output under <out>/<run-id>/: load.json, load.md, load.html (charts) and
-transcripts/ (the first user's calls per phase, and every error).
+Output under <out>/<run-id>/: load.json, load.md, load.html (charts),
+scorecard.json and .md (performance and stability axes, and the axes of the
+--with runs), and transcripts/ (the first user's calls per phase, and every
+error).
 
 Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input or an
 unreachable target; 99 a threshold failed.
@@ -107,6 +113,14 @@ Flags:
 	if err != nil {
 		return bad(fmt.Errorf("--segment: %w", err))
 	}
+	var earlier []scorecards.Scorecard
+	for _, d := range with {
+		c, err := scorecards.Load(filepath.Join(d, "scorecard.json"))
+		if err != nil {
+			return bad(fmt.Errorf("--with %s: %w", d, err))
+		}
+		earlier = append(earlier, c)
+	}
 	if *tgt != "" && *tgt != "noop" {
 		return bad(fmt.Errorf("--target must be noop, not %q (use --url or --command for other servers)", *tgt))
 	}
@@ -143,10 +157,27 @@ Flags:
 		return exitLoadFail
 	}
 	rep.RunID = *runID
-	if werr := rep.WriteFiles(dir); werr != nil {
-		fmt.Fprintln(os.Stderr, "tbbench load: writing results:", werr)
+	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
+	if len(earlier) > 0 {
+		card = scorecards.Combine(*runID, append(earlier, card))
+	}
+	for _, write := range []func() error{
+		func() error { return rep.WriteFiles(dir) },
+		func() error { _, err := writeScorecard(card, dir); return err },
+	} {
+		if werr := write(); werr != nil {
+			fmt.Fprintln(os.Stderr, "tbbench load: writing results:", werr)
+		}
 	}
 	fmt.Print(rep.Summary())
+	for _, a := range card.Axes {
+		if a.Score != nil {
+			fmt.Printf("%-13s %5.1f%%  %s\n", a.Name, *a.Score*100, a.Summary)
+		}
+	}
+	if len(earlier) > 0 {
+		fmt.Printf("scorecard of the whole run: verdict %s\n", card.Verdict)
+	}
 	fmt.Printf("results in %s\n", dir)
 	switch {
 	case err != nil:

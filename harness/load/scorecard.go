@@ -34,10 +34,10 @@ const (
 // the ceiling.
 func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	c := scorecards.Scorecard{RunID: r.RunID, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Harness: h, Machine: r.Machine}
-	for _, t := range r.Targets {
-		if t.Label != CeilingLabel {
+	for i := len(r.Targets) - 1; i >= 0; i-- {
+		// The first target that is not the ceiling, else the ceiling.
+		if t := r.Targets[i]; t.Label != CeilingLabel || c.Target.Kind == "" {
 			c.Target = scorecards.Target{Name: t.Label, Kind: t.Kind, Address: t.Address, Transport: t.Transport, Storage: t.Storage}
-			break
 		}
 	}
 	if a, ok := r.performanceAxis(); ok {
