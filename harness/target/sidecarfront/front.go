@@ -129,8 +129,13 @@ func (f *Front) stdioThroughSidecar(rec *transcript.Recorder) (transport.Interfa
 	f.stdio = append(f.stdio, sp)
 	f.mu.Unlock()
 	go func() {
-		err := sp.Run(context.Background(), toServer, fromServer)
-		fromServer.CloseWithError(errors.Join(err, io.EOF))
+		// A clean end reads as io.EOF itself, which the client takes
+		// quietly; a proxy failure is passed on as the error it is.
+		if err := sp.Run(context.Background(), toServer, fromServer); err != nil {
+			fromServer.CloseWithError(err)
+		} else {
+			fromServer.Close()
+		}
 		toServer.Close()
 		f.retire(sp)
 	}()
