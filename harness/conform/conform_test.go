@@ -18,14 +18,18 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func runAgainst(t *testing.T, o targetspec.Spec) conform.Report {
+func runAgainst(t *testing.T, o targetspec.Spec) conform.Report { return runTagged(t, o, "") }
+
+// runTagged runs the scenarios selected by the tag expression tags ("":
+// all) against the target.
+func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 	t.Helper()
 	tg, err := o.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}})
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: tags})
 	if err != nil {
 		t.Fatal(err)
 	}

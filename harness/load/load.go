@@ -63,14 +63,6 @@ func (o Options) callTimeout() time.Duration {
 	return 10 * time.Second
 }
 
-// totalUsers is the whole run's user count for a segment's share of it.
-func (o Options) totalUsers(share int) int {
-	if o.Segment.Count <= 1 {
-		return share
-	}
-	return share * o.Segment.Count
-}
-
 // Run runs the tier against every subject and returns the report. An error
 // is returned only when the run could not be made at all (a target that
 // cannot be reached wraps target.ErrUnreachable); failed thresholds and

@@ -33,8 +33,9 @@ type PhaseSpec struct {
 	Rate     float64
 	Target   target.Target
 	Executor Executor
-	// Users is the size of the executor's user pool.
-	Users int
+	// Users is the size of the executor's user pool: this segment's share
+	// of TotalUsers (the whole run's; 0 means Users).
+	Users, TotalUsers int
 	// Closed makes users pause for each step's think time.
 	Closed bool
 	// Thresholds are checked while the phase runs (abort-on-fail) and at
@@ -125,9 +126,11 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	}
 	acked.onNew = s.OnAck
 	ph := &phase{target: s.Target, session: shape, seed: r.o.Seed, nonce: r.o.Nonce,
-		userBase: r.o.Segment.VU(0, r.o.totalUsers(s.Users)), think: s.Closed, timeout: r.o.callTimeout(),
+		userBase: r.o.Segment.VU(0, max(s.TotalUsers, s.Users)), think: s.Closed, timeout: r.o.callTimeout(),
 		acks: acked, errors: r.errors}
-	ph.recorder = r.transcripts(s)
+	var closeTranscript func()
+	ph.recorder, closeTranscript = r.transcripts(s, ph.userBase)
+	defer closeTranscript()
 	ph.record = func(user int, sm sample) {
 		class := sm.Class
 		if class == ClassOK {
@@ -187,29 +190,35 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	return out
 }
 
-// transcripts returns each user's transcript recorder: the first user's
-// calls go to a file of the phase; the others' are counted only (their
+// transcripts returns each user's transcript recorder: the calls of the
+// phase's first user go to a file; the others' are counted only (their
 // errors go to the errors transcript).
-func (r *runner) transcripts(s PhaseSpec) func(int) *transcript.Recorder {
+func (r *runner) transcripts(s PhaseSpec, first int) (get func(int) *transcript.Recorder, close func()) {
 	var mu sync.Mutex
-	first := map[int]*transcript.Recorder{}
+	var rec *transcript.Recorder
+	close = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if rec != nil {
+			rec.Close()
+		}
+	}
 	return func(user int) *transcript.Recorder {
-		if r.o.OutDir == "" || user != r.o.Segment.VU(0, 1) {
+		if r.o.OutDir == "" || user != first {
 			return transcript.Discard()
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if rec, ok := first[user]; ok {
-			return rec
+		if rec == nil {
+			path := filepath.Join(r.o.OutDir, "transcripts", fmt.Sprintf("%s-user%d.jsonl", slug(s.Name), user))
+			var err error
+			if rec, err = transcript.Create(path); err != nil {
+				r.errors.Notef("transcript of %s: %v", s.Name, err)
+				rec = transcript.Discard()
+			}
 		}
-		path := filepath.Join(r.o.OutDir, "transcripts", fmt.Sprintf("%s-user%d.jsonl", slug(s.Name), user))
-		rec, err := transcript.Create(path)
-		if err != nil {
-			return transcript.Discard()
-		}
-		first[user] = rec
 		return rec
-	}
+	}, close
 }
 
 // watch evaluates the abort-on-fail thresholds every second until stopped.

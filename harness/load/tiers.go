@@ -59,7 +59,7 @@ func (r *runner) modelPhase(t workload.Tier, name, label string, round int, tg t
 	spec := PhaseSpec{Name: name, Label: label, Round: round, Target: tg, Thresholds: t.Thresholds, Verify: true}
 	switch t.Model {
 	case workload.Closed:
-		spec.Users = max(seg.Users(t.Users), 1)
+		spec.Users, spec.TotalUsers = max(seg.Users(t.Users), 1), t.Users
 		spec.Closed = true
 		spec.Executor = &pace.Closed{Users: spec.Users, Duration: t.Duration, GracefulStop: 5 * time.Second}
 	case workload.Ramping:
@@ -67,7 +67,7 @@ func (r *runner) modelPhase(t workload.Tier, name, label string, round int, tg t
 		for i, s := range t.Stages {
 			stages[i] = pace.Stage{Target: s.Target, Duration: s.Duration}
 		}
-		spec.Users = max(seg.Users(t.MaxUsers), 1)
+		spec.Users, spec.TotalUsers = max(seg.Users(t.MaxUsers), 1), t.MaxUsers
 		spec.Rate = t.Rate
 		spec.Executor = &pace.Open{Pacer: segmentPacer{pace.Ramping{Start: t.Rate, Stages: stages}, seg}, Duration: t.Duration,
 			MaxUsers: spec.Users, GracefulStop: 5 * time.Second, OnDrop: r.live.drop}
@@ -81,7 +81,7 @@ func (r *runner) modelPhase(t workload.Tier, name, label string, round int, tg t
 // arrivals and users.
 func (r *runner) openPhase(spec PhaseSpec, rate float64, d time.Duration, users int) PhaseSpec {
 	seg := r.o.Segment
-	spec.Users = max(seg.Users(users), 1)
+	spec.Users, spec.TotalUsers = max(seg.Users(users), 1), users
 	spec.Rate = rate
 	spec.Executor = &pace.Open{Pacer: segmentPacer{pace.Constant{Rate: rate}, seg}, Duration: d, MaxUsers: spec.Users,
 		GracefulStop: 5 * time.Second, OnDrop: r.live.drop}
