@@ -252,40 +252,28 @@ func showLoadProgress(mode string, live *load.Live) (stop func()) {
 		return fmt.Sprintf("%s: %.0f s, %d calls, %.0f/s, p99 %s, %d errors, %d dropped", s.Phase, s.Elapsed.Seconds(),
 			s.Calls, s.Rate, s.P99.Round(10*time.Microsecond), s.Errors, s.Dropped)
 	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
+	interval, show, end := 5*time.Second, func() { fmt.Fprintln(os.Stderr, text()) }, func() {}
 	if mode == "bar" || (mode == "auto" && terminal) {
 		p := mpb.New(mpb.WithOutput(os.Stderr), mpb.WithWidth(1))
 		bar := p.New(0, mpb.NopStyle(), mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return text() })))
-		go func() {
-			defer close(finished)
-			tick := time.NewTicker(250 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-done:
-					bar.Abort(false)
-					p.Wait()
-					return
-				case <-tick.C:
-					bar.SetTotal(0, false)
-				}
-			}
-		}()
-	} else {
-		go func() {
-			defer close(finished)
-			tick := time.NewTicker(5 * time.Second)
-			defer tick.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-tick.C:
-					fmt.Fprintln(os.Stderr, text())
-				}
-			}
-		}()
+		interval = 250 * time.Millisecond
+		show = func() { bar.SetTotal(0, false) }
+		end = func() { bar.Abort(false); p.Wait() }
 	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				end()
+				return
+			case <-tick.C:
+				show()
+			}
+		}
+	}()
 	return func() { close(done); <-finished }
 }

@@ -173,25 +173,14 @@ func (r *Recorder) Snapshot(end time.Time) *Snapshot {
 			dst.Latency.mergeDense(o.latency)
 			dst.Service.mergeDense(o.service)
 			for class, e := range o.errors {
-				de := dst.Errors[class]
-				if de == nil {
-					de = &ErrorClass{}
-					dst.Errors[class] = de
-				}
-				de.Count += e.Count
-				for _, m := range e.Samples {
-					de.Samples = addSample(de.Samples, m)
-				}
+				dst.addErrors(class, e)
 			}
 		}
 		for j, sec := range sh.seconds {
 			if sec == nil {
 				continue
 			}
-			for len(s.Seconds) <= j {
-				s.Seconds = append(s.Seconds, newSecond())
-			}
-			d := s.Seconds[j]
+			d := s.secondAt(j)
 			d.Calls += sec.calls
 			d.Errors += sec.errors
 			d.Dropped += sec.dropped

@@ -65,6 +65,27 @@ type Second struct {
 	Latency *Histogram `json:"latency"`
 }
 
+// addErrors adds e's count and samples to the operation's class.
+func (o *Op) addErrors(class string, e *ErrorClass) {
+	de := o.Errors[class]
+	if de == nil {
+		de = &ErrorClass{}
+		o.Errors[class] = de
+	}
+	de.Count += e.Count
+	for _, m := range e.Samples {
+		de.Samples = addSample(de.Samples, m)
+	}
+}
+
+// secondAt returns second i of the series, growing it as needed.
+func (s *Snapshot) secondAt(i int) *Second {
+	for len(s.Seconds) <= i {
+		s.Seconds = append(s.Seconds, newSecond())
+	}
+	return s.Seconds[i]
+}
+
 // Calls returns the number of calls of the operation.
 func (o *Op) Calls() uint64 { return o.Successes + o.ErrorCount() }
 
@@ -116,26 +137,14 @@ func Merge(a, b *Snapshot) *Snapshot {
 			dst.Latency.Merge(op.Latency)
 			dst.Service.Merge(op.Service)
 			for _, class := range slices.Sorted(maps.Keys(op.Errors)) {
-				e := op.Errors[class]
-				de := dst.Errors[class]
-				if de == nil {
-					de = &ErrorClass{}
-					dst.Errors[class] = de
-				}
-				de.Count += e.Count
-				for _, m := range e.Samples {
-					de.Samples = addSample(de.Samples, m)
-				}
+				dst.addErrors(class, op.Errors[class])
 			}
 		}
 		for i, sec := range s.Seconds {
 			if sec == nil {
 				continue
 			}
-			for len(out.Seconds) <= i {
-				out.Seconds = append(out.Seconds, newSecond())
-			}
-			d := out.Seconds[i]
+			d := out.secondAt(i)
 			d.Calls += sec.Calls
 			d.Errors += sec.Errors
 			d.Dropped += sec.Dropped
