@@ -54,19 +54,65 @@ const (
 	// ProxyTag marks scenarios that compare answers given directly and
 	// through the sidecar; with --direct there is no sidecar.
 	ProxyTag = "@proxy"
+	// RestartTag marks scenarios that stop the server and start it again on
+	// its data (target.Restarter); they run alone. Not applicable to a URL,
+	// or with memory storage, whose data does not outlive the process.
+	RestartTag = "@restart"
+	// KillTag marks scenarios that kill the server with SIGKILL; they run
+	// alone. Only a server in child processes can be killed: not the
+	// in-process embedded server, not a URL.
+	KillTag = "@kill"
+	// DataDirTag marks scenarios that read or change the server's files: the
+	// data directory must be known (embedded, or --command with
+	// THOUGHTBOX_DATA_DIR in --env) and the storage not memory.
+	DataDirTag = "@data-dir"
+	// SecondProcessTag marks scenarios that start another process of the
+	// same server on the same data (target.Sibling): command and embedded
+	// targets, not a URL, not memory storage.
+	SecondProcessTag = "@second-process"
 )
+
+// capabilityTags are the tags that say what a scenario needs of the target;
+// they are neither a level nor the suite.
+var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
+	DataDirTag: true, SecondProcessTag: true}
+
+// exclusive reports whether a scenario with these tags must run alone: it
+// restarts or kills the server every other scenario talks to.
+func exclusive(tags []string) bool {
+	for _, t := range tags {
+		if t == RestartTag || t == KillTag {
+			return true
+		}
+	}
+	return false
+}
 
 // notApplicable says why a scenario with these tags can not run against
 // the target ("" when it can).
-func notApplicable(tags []string, info target.Info, stdio, proxied bool) string {
+func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string {
+	info := tg.Info()
+	volatile := info.Storage == "memory"
 	for _, t := range tags {
+		_, restarts := target.As[target.Restarter](tg)
+		_, siblings := target.As[target.Sibling](tg)
 		switch {
 		case t == ProxyTag && !proxied:
 			return "compares the target with and without the sidecar; the run talks to the target directly"
 		case t == HTTPOnlyTag && stdio:
 			return "checks HTTP itself; the target speaks stdio"
-		case t == SharedStateTag && stdio && info.Storage == "memory":
+		case t == SharedStateTag && stdio && volatile:
 			return "needs two MCP sessions on one server; over stdio each is its own process, and memory storage is not shared"
+		case (t == RestartTag || t == KillTag || t == DataDirTag || t == SecondProcessTag) && volatile:
+			return "needs data that outlives the server process; the target uses memory storage"
+		case t == RestartTag && !restarts:
+			return "restarts the server; the harness can not restart this target (a URL)"
+		case t == KillTag && !target.CanKill(tg):
+			return "kills the server with SIGKILL; this target does not run in a child process of the harness (start it with --command, or the embedded server as a child)"
+		case t == DataDirTag && info.DataDir == "":
+			return "reads or changes the server's files; the data directory is not known (set THOUGHTBOX_DATA_DIR with --env)"
+		case t == SecondProcessTag && !siblings:
+			return "starts a second process of the server on the same data; the harness does not start this target"
 		}
 	}
 	return ""
@@ -106,6 +152,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	}
 	stdio := o.Target.HTTPBase() == ""
 	front, proxied := o.Target.(*sidecarfront.Front)
+	// Scenarios that restart or kill the server hold gate for writing, the
+	// others for reading, so a restart never cuts another scenario short.
+	var gate sync.RWMutex
 
 	suite := godog.TestSuite{
 		Name: "tbbench",
@@ -115,6 +164,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			var res ScenarioResult
 			var rec *transcript.Recorder
 			var start time.Time
+			var release func()
 			sc.Before(func(c context.Context, s *godog.Scenario) (context.Context, error) {
 				start = time.Now()
 				res = ScenarioResult{Name: s.Name, Feature: filepath.Base(s.Uri)}
@@ -124,11 +174,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					switch {
 					case levelTags[t.Name]:
 						res.Level = strings.TrimPrefix(t.Name, "@")
-					case t.Name != HTTPOnlyTag && t.Name != SharedStateTag && t.Name != ProxyTag:
+					case !capabilityTags[t.Name]:
 						res.Suite = strings.TrimPrefix(t.Name, "@")
 					}
 				}
-				if why := notApplicable(tags, info, stdio, proxied); why != "" {
+				if why := notApplicable(tags, o.Target, stdio, proxied); why != "" {
 					res.Status, res.Failure = NotApplicable, why
 				}
 				var err error
@@ -141,10 +191,22 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				if res.Status == NotApplicable {
 					return c, godog.ErrSkip
 				}
+				if exclusive(tags) {
+					gate.Lock()
+					release = gate.Unlock
+				} else {
+					gate.RLock()
+					release = gate.RUnlock
+				}
+				start = time.Now() // the wait for the gate is not the scenario's time
 				return c, nil
 			})
 			sc.After(func(c context.Context, s *godog.Scenario, err error) (context.Context, error) {
 				quirks, cerr := w.Close()
+				if release != nil {
+					release()
+					release = nil
+				}
 				res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 				res.Quirks = quirks
 				switch {

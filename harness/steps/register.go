@@ -104,6 +104,21 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^I send the protocol-error requests directly and through the sidecar$`, w.protocolErrorsBothWays)
 	sc.Step(`^both got the same HTTP statuses and bodies$`, w.sameHTTP)
 
+	// Durability: restarts, kills, damage and a second process.
+	sc.Step(`^the server restarts$`, w.serverRestarts)
+	sc.Step(`^the server is killed with SIGKILL and started again$`, w.serverKilled)
+	sc.Step(`^session "([^"]*)" gets (an unreadable journal line|a missing thought file|a stray temporary file) while the server is stopped$`, w.damageWhileStopped)
+	sc.Step(`^the call reports the damage to session "([^"]*)"$`, w.reportsDamage)
+	sc.Step(`^the stray temporary file is gone$`, w.strayGone)
+	sc.Step(`^I keep the export as "([^"]*)"$`, w.keepExport)
+	sc.Step(`^the export equals "([^"]*)" apart from exportedAt$`, w.exportEquals)
+	sc.Step(`^every acknowledged thought reads back with its text$`, w.readBack)
+	sc.Step(`^I record (\d+) thoughts of (\d+) KiB each and the server is killed with SIGKILL while it writes them$`, w.largeThoughtsThenKill)
+	sc.Step(`^every file the session's manifest listed when the server was killed existed and parsed whole$`, w.killedFilesWhole)
+	sc.Step(`^a second server process on the same data$`, w.startSibling)
+	sc.Step(`^MCP session "([^"]*)" opens on the second server process$`, w.openOnSibling)
+	sc.Step(`^after the second process stops and the server restarts, every acknowledged thought reads back with its text$`, w.siblingStopsThenReadBack)
+
 	// HTTP and protocol.
 	sc.Step(`^I GET "([^"]*)"$`, w.get)
 	sc.Step(`^I POST to the MCP endpoint without a session id:$`, w.postNoSession)

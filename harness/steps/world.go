@@ -74,12 +74,21 @@ type World struct {
 	vars      fixtures.Bindings
 	export    []byte
 	sessions  map[string]string
+
+	// Durability (durability_steps.go).
+	acks    []ack             // every thought the server acknowledged
+	kept    map[string][]byte // exports kept by name
+	quirks  []string          // of connections already closed
+	sibling target.Target     // a second process of the server on the same data
+	damaged string            // the file a damage step broke
+	stray   string            // the stray temporary file a step left
+	killed  []string          // what the files looked like when the server was killed
 }
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.
 func NewWorld(ctx context.Context, env *Env, rec *transcript.Recorder, name string) *World {
 	return &World{env: env, rec: rec, ctx: ctx, name: name, conns: map[string]*target.Conn{}, vars: fixtures.Bindings{},
-		sessions: map[string]string{}, current: defaultConn}
+		sessions: map[string]string{}, current: defaultConn, kept: map[string][]byte{}}
 }
 
 // Reset prepares the world for a new scenario recorded in rec.
@@ -95,6 +104,7 @@ func (w *World) Close() (quirks []string, err error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	quirks = append(quirks, w.quirks...)
 	var errs []error
 	for _, n := range names {
 		c := w.conns[n]
@@ -104,6 +114,12 @@ func (w *World) Close() (quirks []string, err error) {
 		}
 	}
 	w.conns = map[string]*target.Conn{}
+	if w.sibling != nil {
+		if cerr := w.sibling.Close(); cerr != nil {
+			errs = append(errs, fmt.Errorf("stopping the second server process: %w", cerr))
+		}
+		w.sibling = nil
+	}
 	return quirks, errors.Join(errs...)
 }
 
@@ -116,12 +132,18 @@ func (w *World) timeout() time.Duration {
 
 // connect opens the named MCP session.
 func (w *World) connect(name string, o target.ConnOptions) error {
+	return w.connectTo(w.env.Target, name, o)
+}
+
+// connectTo opens the named MCP session with tg.
+func (w *World) connectTo(tg target.Target, name string, o target.ConnOptions) error {
 	if old := w.conns[name]; old != nil {
+		w.quirks = append(w.quirks, old.Quirks()...)
 		_ = old.Close()
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
 	defer cancel()
-	c, err := target.Connect(ctx, w.env.Target, w.rec, o)
+	c, err := target.Connect(ctx, tg, w.rec, o)
 	if err != nil {
 		return fmt.Errorf("opening MCP session %q: %w", name, err)
 	}
@@ -156,6 +178,9 @@ func (w *World) call(op string, args any) (target.ToolResult, error) {
 		return res, fmt.Errorf("%s: %w", op, err)
 	}
 	w.last, w.lastOp = res, op
+	if op == "thought" {
+		w.noteAck(args, res)
+	}
 	return res, nil
 }
 

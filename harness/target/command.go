@@ -56,6 +56,8 @@ type commandTarget struct {
 	mu      sync.Mutex
 	child   *child
 	cleanup closers
+	// procs are the stdio children started so far that may still run.
+	procs map[*exec.Cmd]bool
 }
 
 // NewCommand starts a server by command. Over stdio nothing starts until a
@@ -81,7 +83,7 @@ func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
 	if o.Kind == "" {
 		o.Kind = KindCommand
 	}
-	t := &commandTarget{o: o, info: Info{Kind: o.Kind, Transport: o.Transport}}
+	t := &commandTarget{o: o, info: Info{Kind: o.Kind, Transport: o.Transport}, procs: map[*exec.Cmd]bool{}}
 	uses := func(s string) bool { return strings.Contains(s, "{port}") }
 	if o.Transport == HTTP || uses(o.Command) || uses(strings.Join(o.Env, "\n")) || uses(strings.Join(o.Argv, "\n")) {
 		p, err := freePort()
@@ -159,6 +161,9 @@ func (t *commandTarget) command(ctx context.Context, rec *transcript.Recorder) *
 	cmd.Env = append(os.Environ(), t.env...)
 	cmd.Stderr = &lineWriter{rec: rec}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.mu.Lock()
+	t.procs[cmd] = true
+	t.mu.Unlock()
 	return cmd
 }
 
@@ -186,13 +191,45 @@ func (t *commandTarget) PID() int {
 // again on the same port and data. Over stdio every session is a new
 // process, so only the processes still running are stopped.
 func (t *commandTarget) Restart(ctx context.Context, kill bool) error {
+	return t.RestartWhileStopped(ctx, kill, nil)
+}
+
+// RestartWhileStopped is Restart with stopped run while no server process
+// runs.
+func (t *commandTarget) RestartWhileStopped(ctx context.Context, kill bool, stopped func() error) error {
 	if t.o.Transport == Stdio {
+		t.stopStdio(kill)
+		if stopped != nil {
+			return stopped()
+		}
 		return nil
 	}
 	if err := t.stop(kill); err != nil {
 		return err
 	}
-	return t.start(ctx)
+	var serr error
+	if stopped != nil {
+		serr = stopped()
+	}
+	return errors.Join(serr, t.start(ctx))
+}
+
+// Sibling starts another process of the same command on the same data: over
+// HTTP a second child on a free port of its own, over stdio a target whose
+// sessions are processes of their own like this one's.
+func (t *commandTarget) Sibling(ctx context.Context) (Target, error) {
+	return t.sibling(ctx)
+}
+
+func (t *commandTarget) sibling(ctx context.Context) (*commandTarget, error) {
+	if t.o.Transport == HTTP && !strings.Contains(strings.Join(append(append([]string{t.o.Command}, t.o.Argv...), t.o.Env...), "\n"), "{port}") {
+		return nil, fmt.Errorf("%w: a second process needs a port of its own: the server command does not take {port}", ErrUnreachable)
+	}
+	s, err := newCommand(ctx, t.o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+	}
+	return s, nil
 }
 
 func (t *commandTarget) Close() error {
@@ -277,6 +314,70 @@ func (t *commandTarget) stop(kill bool) error {
 	}
 	c.log.Close()
 	return os.Remove(c.logPath)
+}
+
+// stopStdio stops the stdio children still running (SIGTERM, then SIGKILL
+// after five seconds; at once when kill is set) and waits until they have
+// exited.
+func (t *commandTarget) stopStdio(kill bool) {
+	t.mu.Lock()
+	var pids []int
+	for cmd := range t.procs {
+		// Start ran before the session it serves answered, and that answer
+		// reached this goroutine: reading Process here is ordered after it.
+		if cmd.Process != nil {
+			pids = append(pids, cmd.Process.Pid)
+		}
+	}
+	t.procs = map[*exec.Cmd]bool{}
+	t.mu.Unlock()
+	var running []int
+	for _, pid := range pids {
+		if ownChildRunning(pid) {
+			running = append(running, pid)
+		}
+	}
+	sig := syscall.SIGTERM
+	if kill {
+		sig = syscall.SIGKILL
+	}
+	for _, pid := range running {
+		_ = syscall.Kill(-pid, sig)
+	}
+	term := time.Now().Add(5 * time.Second)
+	for _, pid := range running {
+		for ownChildRunning(pid) && time.Now().Before(term.Add(2*time.Second)) {
+			if time.Now().After(term) {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// ownChildRunning reports whether pid is a child of this process that has
+// not exited (an exited child that nobody reaped yet is a zombie: it does
+// not run). Without /proc it trusts signal 0, which sees zombies as alive;
+// the wait is then bounded by the caller's SIGKILL.
+func ownChildRunning(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		if _, serr := os.Stat("/proc/self/stat"); serr == nil {
+			return false // /proc works: the process is gone
+		}
+		return syscall.Kill(pid, 0) == nil
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
+		return false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return err == nil && ppid == os.Getpid()
 }
 
 func freePort() (int, error) {

@@ -36,6 +36,11 @@ type ConnOptions struct {
 	Roots []mcp.Root
 	// Direct bypasses the sidecar for this session.
 	Direct bool
+	// Bypass says the session does not pass the sidecar in front of the
+	// run's target although it is not Direct (it talks to another process of
+	// the server): its traffic is left out of the counts compared with the
+	// sidecar's.
+	Bypass bool
 }
 
 type sampler struct{ rec *transcript.Recorder }
@@ -62,7 +67,7 @@ func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOpti
 		return nil, err
 	}
 	_, decorated := t.(Wrapper)
-	rt := record(inner, rec, o.Direct && decorated)
+	rt := record(inner, rec, (o.Direct && decorated) || o.Bypass)
 	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
 	if o.Sampling == AnswerSampling {
 		opts = append(opts, client.WithSamplingHandler(sampler{rec}))

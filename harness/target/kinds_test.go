@@ -255,3 +255,62 @@ func TestSpecValidate(t *testing.T) {
 		t.Errorf("kind %s", k)
 	}
 }
+
+// TestStdioKillStopsRunningSessions kills the processes of the stdio
+// sessions still open; the next session is a new process on the same data.
+func TestStdioKillStopsRunningSessions(t *testing.T) {
+	tg, err := embedded.New(context.Background(), embedded.Options{Transport: target.Stdio, Storage: "fs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, id := session(t, tg)
+	if !target.CanKill(tg) {
+		t.Fatal("a stdio child can be killed")
+	}
+	stopped := false
+	if err := tg.(target.StoppedRestarter).RestartWhileStopped(context.Background(), true, func() error { stopped = true; return nil }); err != nil || !stopped {
+		t.Fatalf("restart: %v, ran while stopped: %v", err, stopped)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.Gateway(ctx, "read_thoughts", map[string]any{"sessionId": id}); err == nil {
+		t.Fatal("the killed session's process still answers")
+	}
+	if got := readBack(t, tg, id); !strings.Contains(got, "kept across restarts") {
+		t.Fatalf("after the kill: %s", got)
+	}
+}
+
+// TestSiblingSharesTheData starts a second process of the embedded server
+// on the same data: it reads what the first wrote before it started.
+func TestSiblingSharesTheData(t *testing.T) {
+	for _, o := range []embedded.Options{{Storage: "fs"}, {Storage: "fs", Process: true}} {
+		tg, err := embedded.New(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close()
+		c, id := session(t, tg)
+		c.Close()
+		if err := tg.(target.Restarter).Restart(context.Background(), false); err != nil {
+			t.Fatal(err)
+		}
+		sib, err := tg.(target.Sibling).Sibling(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sib.HTTPBase() == tg.HTTPBase() || sib.Info().DataDir != tg.Info().DataDir {
+			t.Errorf("sibling %s on %s, first %s on %s", sib.HTTPBase(), sib.Info().DataDir, tg.HTTPBase(), tg.Info().DataDir)
+		}
+		if got := readBack(t, sib, id); !strings.Contains(got, "kept across restarts") {
+			t.Fatalf("second process (in-process first: %v): %s", !o.Process, got)
+		}
+		if err := sib.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(tg.Info().DataDir); err != nil {
+			t.Fatalf("closing the sibling removed the data: %v", err)
+		}
+	}
+}

@@ -94,9 +94,39 @@ type Processer interface {
 }
 
 // Restarter is implemented by targets that can stop and start the server
-// on the same data: gracefully, or with SIGKILL when kill is set.
+// on the same data: gracefully, or with SIGKILL when kill is set. Over stdio,
+// where every MCP session is a process of its own, the processes still
+// running are stopped and the next session starts a new one.
 type Restarter interface {
 	Restart(ctx context.Context, kill bool) error
+}
+
+// StoppedRestarter is implemented by restartable targets that can run a
+// function while the server is stopped, between the stop and the start of
+// a restart: to change its files as a crash or a failing disk would.
+type StoppedRestarter interface {
+	// RestartWhileStopped is Restart with stopped (when not nil) run while
+	// no process of the server runs. The server is started again even when
+	// stopped fails; stopped's error is returned then.
+	RestartWhileStopped(ctx context.Context, kill bool, stopped func() error) error
+}
+
+// Sibling is implemented by targets that can start another process of the
+// same server on the same data (the way several stdio clients each start
+// their own server on one data directory).
+type Sibling interface {
+	// Sibling starts the other process. Closing it stops that process and
+	// leaves the data alone.
+	Sibling(ctx context.Context) (Target, error)
+}
+
+// CanKill reports whether t's Restart can kill the server with SIGKILL: the
+// server runs in child processes of this one (an in-process server can not
+// be killed without the harness).
+func CanKill(t Target) bool {
+	_, restarts := As[Restarter](t)
+	_, child := As[Processer](t)
+	return restarts && child
 }
 
 // Unwrap returns the innermost target below any decorators.

@@ -122,6 +122,18 @@ func (c *child) PID() int { return c.Target.(target.Processer).PID() }
 func (c *child) Restart(ctx context.Context, kill bool) error {
 	return c.Target.(target.Restarter).Restart(ctx, kill)
 }
+func (c *child) RestartWhileStopped(ctx context.Context, kill bool, stopped func() error) error {
+	return c.Target.(target.StoppedRestarter).RestartWhileStopped(ctx, kill, stopped)
+}
+
+// Sibling starts another child reference server on the same data.
+func (c *child) Sibling(ctx context.Context) (target.Target, error) {
+	s, err := c.Target.(target.Sibling).Sibling(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &child{Target: s, cleanup: func() error { return nil }}, nil
+}
 func (c *child) Close() error { return errors.Join(c.Target.Close(), c.cleanup()) }
 
 // inProcess is the reference server in this process, behind a loopback
@@ -192,13 +204,30 @@ var ErrCannotKill = errors.New("the in-process reference server can not be kille
 // Restart closes the server's sessions and store and opens a new server on
 // the same data behind the same URL.
 func (t *inProcess) Restart(ctx context.Context, kill bool) error {
+	return t.RestartWhileStopped(ctx, kill, nil)
+}
+
+// RestartWhileStopped is Restart with stopped run between the close of the
+// server and the start of the new one.
+func (t *inProcess) RestartWhileStopped(ctx context.Context, kill bool, stopped func() error) error {
 	if kill {
 		return ErrCannotKill
 	}
 	if err := t.stop(ctx); err != nil {
 		return err
 	}
-	return t.start()
+	var serr error
+	if stopped != nil {
+		serr = stopped()
+	}
+	return errors.Join(serr, t.start())
+}
+
+// Sibling starts the reference server as a child process (this binary run
+// again, see ServeIfRequested) over HTTP on the same data: another process
+// on the data of this one.
+func (t *inProcess) Sibling(ctx context.Context) (target.Target, error) {
+	return newChild(ctx, Options{Transport: target.HTTP, Storage: t.o.Storage, Env: t.o.Env}, t.info.DataDir, func() error { return nil })
 }
 
 func (t *inProcess) stop(ctx context.Context) error {

@@ -48,6 +48,7 @@ type Proxy struct {
 	rp       *httputil.ReverseProxy
 	tmp      string
 	load     loadState
+	dur      durabilityState
 }
 
 type ctxKey struct{}
@@ -208,8 +209,10 @@ func (p *Proxy) result(c call, res map[string]any) {
 				}
 			}
 		}
-	case WrongPrev, NoRevisionLinks:
+	case WrongPrev, NoRevisionLinks, LinksLostOnRestart:
 		p.exports(c, obj, jsonText, isError, set)
+	case HidesDamage:
+		p.hideDamage(c, res, first, text, isError)
 	}
 }
 
@@ -253,6 +256,8 @@ func (p *Proxy) corrupt(export string) string {
 		for _, n := range nodes {
 			n["revisesNode"] = nil
 		}
+	case LinksLostOnRestart:
+		p.forgetLinks(doc, nodes)
 	}
 	b, _ := json.MarshalIndent(doc, "", "  ")
 	return string(b)

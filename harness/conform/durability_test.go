@@ -1,0 +1,142 @@
+package conform_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// durabilityTags selects the durability scenarios these tests run. The
+// scenario with a second server process is left out: the reference server
+// gains what it checks with issue 8, and the faults here are about the
+// others.
+const durabilityTags = "@durability && ~@second-process"
+
+// behindProxy is a target whose MCP traffic goes through the broken server
+// at url, while restarts, kills and the data directory are the inner
+// target's (found through Unwrap).
+type behindProxy struct {
+	target.Target
+	url string
+}
+
+func (b behindProxy) HTTPBase() string { return b.url }
+func (b behindProxy) Dial(_ context.Context, _ *transcript.Recorder, o target.DialOptions) (transport.Interface, error) {
+	return target.DialHTTP(b.url, o)
+}
+func (b behindProxy) Unwrap() target.Target { return b.Target }
+
+func runDurability(t *testing.T, tg target.Target) conform.Report {
+	t.Helper()
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(),
+		Required: []string{"core", "intent"}, Tags: durabilityTags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestDurabilityFaultsAreCaught runs the durability scenarios through the
+// broken server: without a fault, in front of the reference server in a
+// child process (so that it can be killed), every scenario runs and passes;
+// with each of brokenserver.DurabilityFaults, in front of the in-process
+// server (quicker to restart; the kill scenarios do not apply), a required
+// scenario fails. These faults are not in brokenserver.All:
+// TestEveryInjectedFaultIsCaught uses a URL target, to which the durability
+// scenarios do not apply.
+func TestDurabilityFaultsAreCaught(t *testing.T) {
+	child, err := embedded.New(context.Background(), embedded.Options{Storage: "fs", Process: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	inProcess, err := embedded.New(context.Background(), embedded.Options{Storage: "fs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inProcess.Close()
+	for _, fault := range append([]brokenserver.Fault{brokenserver.None}, brokenserver.DurabilityFaults...) {
+		name := string(fault)
+		inner := inProcess
+		if fault == brokenserver.None {
+			name, inner = "no-fault", child
+		}
+		t.Run(name, func(t *testing.T) {
+			proxy, err := brokenserver.New(inner.HTTPBase(), fault, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(proxy)
+			defer srv.Close()
+			rep := runDurability(t, behindProxy{Target: inner, url: srv.URL + "/mcp"})
+			if fault == brokenserver.None {
+				requirePass(t, rep)
+				if passed, _, na := rep.Tally(); na > 0 || passed < 7 {
+					t.Errorf("%d passed, %d not applicable: every durability scenario must run against a child process", passed, na)
+				}
+				return
+			}
+			var caught []string
+			for _, s := range rep.Scenarios {
+				if s.Status == conform.Failed && s.Level != "quirk" {
+					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
+				}
+			}
+			if len(caught) == 0 || rep.RequiredPassed() {
+				t.Fatalf("fault %s was not caught by any durability scenario", fault)
+			}
+			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
+		})
+	}
+}
+
+// TestDurabilityApplicability checks which durability scenarios apply: the
+// in-process server restarts but can not be killed; a URL can do neither,
+// and memory storage keeps nothing across a restart.
+func TestDurabilityApplicability(t *testing.T) {
+	fs, err := targetspec.Spec{Transport: "http", Storage: "fs", Direct: true}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	rep := runDurability(t, fs)
+	requirePass(t, rep)
+	for _, s := range rep.Scenarios {
+		killed := strings.Contains(s.Name, "kill")
+		if killed != (s.Status == conform.NotApplicable) {
+			t.Errorf("in-process server: %s is %s (%s)", s.Name, s.Status, s.Failure)
+		}
+	}
+
+	url, err := targetspec.Spec{URL: fs.HTTPBase()}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer url.Close()
+	mem, err := targetspec.Spec{Transport: "stdio", Storage: "memory"}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	for name, tg := range map[string]target.Target{"url": url, "stdio-memory": mem} {
+		rep := runDurability(t, tg)
+		if passed, failed, na := rep.Tally(); passed+failed > 0 || na == 0 {
+			t.Errorf("%s: %d passed, %d failed, %d not applicable; none applies", name, passed, failed, na)
+		}
+		for _, s := range rep.Scenarios {
+			if s.Failure == "" {
+				t.Errorf("%s: %s is not applicable without a reason", name, s.Name)
+			}
+		}
+	}
+}
