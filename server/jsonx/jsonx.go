@@ -34,8 +34,17 @@ func pretty(v any, use func([]byte)) error {
 	return err
 }
 
+// PrettyAppender is a type that renders itself, byte for byte as Pretty
+// would render it by reflection, without reflection.
+type PrettyAppender interface {
+	AppendPrettyJSON(dst []byte) []byte
+}
+
 // Pretty renders v as two-space indented JSON without a trailing newline.
 func Pretty(v any) ([]byte, error) {
+	if p, ok := v.(PrettyAppender); ok {
+		return p.AppendPrettyJSON(make([]byte, 0, 1024)), nil
+	}
 	var out []byte
 	err := pretty(v, func(b []byte) { out = bytes.Clone(b) })
 	if err != nil {

@@ -76,3 +76,26 @@ func TestAppendMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendString compares AppendString with encoding/json for every byte
+// and for the runes it treats specially, with and without HTML escaping.
+func TestAppendString(t *testing.T) {
+	var inputs []string
+	for b := range 256 {
+		inputs = append(inputs, "a"+string([]byte{byte(b)})+"z")
+	}
+	inputs = append(inputs, "\u2028\u2029", "é漢🙂", "\xc3", "\xed\xa0\x80", "", `<a href="x">&</a>`)
+	for _, s := range inputs {
+		compact, err := jsonx.Compact(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonx.AppendString(nil, s, false); string(got) != string(compact) {
+			t.Errorf("%q: got %s, want %s", s, got, compact)
+		}
+		marshal, _ := json.Marshal(s)
+		if got := jsonx.AppendString(nil, s, true); string(got) != string(marshal) {
+			t.Errorf("%q with HTML escaping: got %s, want %s", s, got, marshal)
+		}
+	}
+}

@@ -1,11 +1,14 @@
 package fsstore
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
 // TestWriteFileAtomic checks the system-call writer: content, mode 0644,
@@ -54,5 +57,28 @@ func TestCreateTempName(t *testing.T) {
 	}
 	if n := removeStrayTemps(dir); n != 1 {
 		t.Errorf("removed %d stray temporary files, want 1", n)
+	}
+}
+
+// TestRecordJSON checks the hand-written journal line of a thought against
+// encoding/json.
+func TestRecordJSON(t *testing.T) {
+	prev := "s:1"
+	n := &storage.Node{ID: "s:2", Data: storage.ThoughtData{Thought: "a <b> & \"c\"\n", ThoughtNumber: 2, TotalThoughts: 2,
+		NextThoughtNeeded: true, Timestamp: "2026-11-22T07:52:18.435Z"}, Prev: &prev, Next: []string{}}
+	type plain record
+	for _, r := range []record{{Seq: 7, Op: opAdd, File: "002.json", Node: n}, {Seq: 8, Op: opRewrite, Node: n},
+		{Seq: 1, Op: opSession, Session: &storage.Session{ID: "s", Tags: []string{}}}} {
+		got, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(plain(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
 	}
 }
