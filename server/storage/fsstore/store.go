@@ -157,6 +157,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	id := uuid.NewString()
 	partition := now.Local().Format("2006-01")
 	dir := filepath.Join(s.sessionsDir, partition, id)
+	spreadSessions(filepath.Dir(dir))
 	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o755); err != nil {
 		return nil, err
 	}
