@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/thoughtbox-bench/tbbench/server/content"
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -89,12 +91,11 @@ func unavailable(name string) Handler {
 // The stage is checked before anything else about the call's args; a
 // successful load_context, start_new or cipher advances the stage.
 func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.Reply {
-	var call struct {
-		Operation *string         `json:"operation"`
-		Args      json.RawMessage `json:"args"`
-	}
-	if err := json.Unmarshal(raw, &call); err != nil || len(bytes.TrimSpace(raw)) == 0 {
-		return reply.ErrorJSON(invalidCall{Error: "Arguments must be a JSON object with an 'operation' field", ValidOperations: Operations})
+	call, ok := splitCall(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &call); err != nil || len(bytes.TrimSpace(raw)) == 0 {
+			return reply.ErrorJSON(invalidCall{Error: "Arguments must be a JSON object with an 'operation' field", ValidOperations: Operations})
+		}
 	}
 	if call.Operation == nil {
 		return reply.ErrorJSON(invalidCall{Error: "Missing required argument: operation", ValidOperations: Operations})
@@ -119,6 +120,48 @@ func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.
 		c.advance(op.advances)
 	}
 	return r
+}
+
+// gatewayCall is the decoded arguments object of a thoughtbox_gateway call.
+type gatewayCall struct {
+	Operation *string         `json:"operation"`
+	Args      json.RawMessage `json:"args"`
+}
+
+// splitCall decodes the usual arguments object, {"operation": "<name>",
+// "args": {...}}, without reflection; Args aliases raw. It reports false for
+// anything it is not sure encoding/json would decode the same way (a key
+// matching a field only case-insensitively, an operation that is not a plain
+// string), and the caller then uses encoding/json.
+func splitCall(raw []byte) (gatewayCall, bool) {
+	var call gatewayCall
+	var buf [8]jsonx.Member
+	members, ok := jsonx.AppendMembers(buf[:0], raw)
+	if !ok {
+		return call, false
+	}
+	for _, m := range members {
+		switch string(m.Key) {
+		case "operation":
+			v := m.Value
+			switch {
+			case string(v) == "null":
+				call.Operation = nil
+			case len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v):
+				op := string(v[1 : len(v)-1])
+				call.Operation = &op
+			default:
+				return call, false
+			}
+		case "args":
+			call.Args = m.Value
+		default:
+			if bytes.EqualFold(m.Key, []byte("operation")) || bytes.EqualFold(m.Key, []byte("args")) {
+				return call, false
+			}
+		}
+	}
+	return call, true
 }
 
 // cipher returns the notation, the next steps and the stage-2 reference.

@@ -6,28 +6,61 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"sync"
 )
+
+// buffers holds the encoding buffers of Pretty and PrettyString, so that
+// rendering a reply or a thought file does not grow a new buffer each time.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled is the largest buffer kept for reuse.
+const maxPooled = 1 << 16
+
+// pretty renders v into a pooled buffer and calls use with the result,
+// which is only valid during the call.
+func pretty(v any, use func([]byte)) error {
+	buf := buffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	err := enc.Encode(v)
+	if err == nil {
+		use(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	if buf.Cap() <= maxPooled {
+		buffers.Put(buf)
+	}
+	return err
+}
+
+// PrettyAppender is a type that renders itself, byte for byte as Pretty
+// would render it by reflection, without reflection.
+type PrettyAppender interface {
+	AppendPrettyJSON(dst []byte) []byte
+}
 
 // Pretty renders v as two-space indented JSON without a trailing newline.
 func Pretty(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if p, ok := v.(PrettyAppender); ok {
+		return p.AppendPrettyJSON(make([]byte, 0, 1024)), nil
+	}
+	var out []byte
+	err := pretty(v, func(b []byte) { out = bytes.Clone(b) })
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return out, nil
 }
 
 // PrettyString is Pretty for values that always marshal (structs of plain
 // fields); a marshalling failure is a programming error and panics.
 func PrettyString(v any) string {
-	b, err := Pretty(v)
-	if err != nil {
+	var out string
+	if err := pretty(v, func(b []byte) { out = string(b) }); err != nil {
 		panic("jsonx: " + err.Error())
 	}
-	return string(b)
+	return out
 }
 
 // Compact renders v as compact JSON without HTML escaping or trailing newline.

@@ -1,6 +1,7 @@
 package jsonx_test
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -36,5 +37,65 @@ func TestObjectKeepsOrder(t *testing.T) {
 	}
 	if jsonx.Keys([]byte(`[1]`)) != nil {
 		t.Error("keys of an array")
+	}
+}
+
+// TestAppendMembers compares the fast member split with encoding/json's
+// decoding into a map of raw messages, and checks the cases it leaves to
+// encoding/json.
+func TestAppendMembers(t *testing.T) {
+	for _, raw := range []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a" : "x,}]" , "b":{"c":[1,{"d":"\"}"}]},"e":null,"f":true,"g":-1.5e3}`,
+		"{\n\t\"thought\": \"line\\nbreak \\\" quote\",\r\n \"n\": [ ] }", `{"a":1,"a":2}`, `{"é":"ü"}`,
+	} {
+		got, ok := jsonx.AppendMembers(nil, []byte(raw))
+		if !ok {
+			t.Errorf("%s: not split", raw)
+			continue
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]json.RawMessage{}
+		for _, mem := range got {
+			m[string(mem.Key)] = mem.Value
+		}
+		if len(m) != len(want) {
+			t.Errorf("%s: members %q, want %q", raw, m, want)
+		}
+		for k, v := range want {
+			if string(m[k]) != string(v) {
+				t.Errorf("%s: %s = %s, want %s", raw, k, m[k], v)
+			}
+		}
+	}
+	for _, raw := range []string{``, `null`, `[1]`, `"x"`, `{"a":}`, `{"a":1`, `{"a\u0062":1}`, "{\"\xff\":1}", `{"a":1} x`} {
+		if _, ok := jsonx.AppendMembers(nil, []byte(raw)); ok {
+			t.Errorf("%q: split, want left to encoding/json", raw)
+		}
+	}
+}
+
+// TestAppendString compares AppendString with encoding/json for every byte
+// and for the runes it treats specially, with and without HTML escaping.
+func TestAppendString(t *testing.T) {
+	var inputs []string
+	for b := range 256 {
+		inputs = append(inputs, "a"+string([]byte{byte(b)})+"z")
+	}
+	inputs = append(inputs, "\u2028\u2029", "é漢🙂", "\xc3", "\xed\xa0\x80", "", `<a href="x">&</a>`)
+	for _, s := range inputs {
+		compact, err := jsonx.Compact(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonx.AppendString(nil, s, false); string(got) != string(compact) {
+			t.Errorf("%q: got %s, want %s", s, got, compact)
+		}
+		marshal, _ := json.Marshal(s)
+		if got := jsonx.AppendString(nil, s, true); string(got) != string(marshal) {
+			t.Errorf("%q with HTML escaping: got %s, want %s", s, got, marshal)
+		}
 	}
 }

@@ -49,11 +49,20 @@ type fields struct {
 // keys returns the members' keys in the order the client sent them.
 func (f fields) keys() []string { return jsonx.Keys(f.source) }
 
-// parseFields splits a raw args object. A nil or JSON-null raw yields ok=false.
+// parseFields splits a raw args object. A nil or JSON-null raw yields
+// ok=false. The members alias raw.
 func parseFields(raw json.RawMessage) (fields, bool, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return fields{}, false, nil
+	}
+	var buf [16]jsonx.Member
+	if members, ok := jsonx.AppendMembers(buf[:0], raw); ok {
+		m := make(map[string]json.RawMessage, len(members))
+		for _, mem := range members {
+			m[string(mem.Key)] = mem.Value
+		}
+		return fields{raw: m, source: raw}, true, nil
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {

@@ -124,6 +124,9 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 		critique = h.critique(ctx, chain, added.Node)
 	}
 	d := added.Node.Data
+	if d.NextThoughtNeeded && !a.Verbose {
+		return minimal(d.ThoughtNumber, chain.ID())
+	}
 	branches := branchIDs(chain)
 	_, total := chain.Len()
 	if !d.NextThoughtNeeded {
@@ -137,9 +140,6 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 		return reply.JSON(closeResponse{ThoughtNumber: d.ThoughtNumber, TotalThoughts: d.TotalThoughts,
 			NextThoughtNeeded: false, Branches: branches, ThoughtHistoryLength: total, SessionClosed: true,
 			ClosedSessionID: chain.ID(), ExportPath: path, Critique: critique})
-	}
-	if !a.Verbose {
-		return minimal(d.ThoughtNumber, chain.ID())
 	}
 	r := reply.JSON(verboseResponse{ThoughtNumber: d.ThoughtNumber, TotalThoughts: d.TotalThoughts,
 		NextThoughtNeeded: true, Branches: branches, ThoughtHistoryLength: total, SessionID: chain.ID(),
@@ -157,7 +157,7 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 // minimal renders the default answer {thoughtNumber, sessionId} directly:
 // it is the answer to almost every thought.
 func minimal(n int, sid string) reply.Reply {
-	var b []byte
+	b := make([]byte, 0, 48+len(sid))
 	b = append(b, "{\n  \"thoughtNumber\": "...)
 	b = strconv.AppendInt(b, int64(n), 10)
 	b = append(b, ",\n  \"sessionId\": "...)

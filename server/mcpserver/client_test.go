@@ -23,6 +23,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if kind := os.Getenv(ceilingServeEnv); kind != "" {
+		os.Exit(serveCeilingTarget(kind))
+	}
 	dir, err := os.MkdirTemp("", "thoughtbox-bin-")
 	if err != nil {
 		panic(err)

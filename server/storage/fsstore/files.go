@@ -28,25 +28,25 @@ func writeAtomic(path string, v any) error {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	pattern := filepath.Base(path) + "." + strconv.Itoa(os.Getpid()) + "-*" + tmpSuffix
-	f, err := os.CreateTemp(filepath.Dir(path), pattern)
+	pattern := filepath.Base(path) + "." + strconv.Itoa(os.Getpid()) + "-"
+	fd, tmp, err := createTemp(filepath.Dir(path), pattern, tmpSuffix)
 	if errors.Is(err, os.ErrNotExist) {
 		// First file of a branch: create its directory.
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			f, err = os.CreateTemp(filepath.Dir(path), pattern)
+			fd, tmp, err = createTemp(filepath.Dir(path), pattern, tmpSuffix)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp, 0o644)); err != nil {
+	werr := sysWrite(fd, tmp, data)
+	merr := syscall.Fchmod(fd, 0o644)
+	cerr := sysClose(fd, tmp)
+	if err := errors.Join(werr, merr, cerr); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := sysRename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}

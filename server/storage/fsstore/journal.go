@@ -41,12 +41,13 @@ func appendRecord(dir string, r record) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, journalName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	path := filepath.Join(dir, journalName)
+	fd, err := sysOpen(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
-	_, werr := f.Write(append(line, '\n'))
-	cerr := f.Close()
+	werr := sysWrite(fd, path, append(line, '\n'))
+	cerr := sysClose(fd, path)
 	if werr != nil {
 		return werr
 	}

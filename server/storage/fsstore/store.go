@@ -62,8 +62,11 @@ func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 
 // WithFlushInterval sets how long the background writer waits after a change
 // before writing files, so that quick successive changes to a file are
-// written once (default 50 ms; zero or less disables the background writer,
-// leaving Flush and Close).
+// written once (default 200 ms; zero or less disables the background writer,
+// leaving Flush and Close). Every pass also rewrites the manifest and the
+// file of each session's last thought (its next link changed), so a longer
+// interval means fewer files created per thought; creating a file is what
+// the writer spends most of its time on.
 func WithFlushInterval(d time.Duration) Option { return func(s *Store) { s.flushEvery = d } }
 
 // Config is the persisted config.json at the root of the data directory.
@@ -83,7 +86,7 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{base: abs, reg: storage.NewRegistry(), now: time.Now, log: slog.Default(), flushEvery: 50 * time.Millisecond,
+	s := &Store{base: abs, reg: storage.NewRegistry(), now: time.Now, log: slog.Default(), flushEvery: 200 * time.Millisecond,
 		files: map[string]*sessionFiles{}, damaged: map[string]string{}, wakeup: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(s)
@@ -154,6 +157,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	id := uuid.NewString()
 	partition := now.Local().Format("2006-01")
 	dir := filepath.Join(s.sessionsDir, partition, id)
+	spreadSessions(filepath.Dir(dir))
 	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o755); err != nil {
 		return nil, err
 	}

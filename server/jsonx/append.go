@@ -1,0 +1,135 @@
+package jsonx
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a JSON string exactly as encoding/json writes
+// it: control characters, quote and backslash escaped (\b, \f, \n, \r, \t
+// by name, the others as \u00XX), invalid UTF-8 as \ufffd, U+2028 and
+// U+2029 escaped, and <, > and & escaped as \u003c, \u003e and \u0026 when
+// escapeHTML is set (json.Marshal) but not otherwise (Pretty, Compact).
+func AppendString(dst []byte, s string, escapeHTML bool) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || (b != '<' && b != '>' && b != '&')) {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Writer appends JSON the way encoding/json lays it out, either compact or
+// indented by two spaces as Pretty does, for types that render themselves
+// without reflection. The caller writes keys and values in order.
+type Writer struct {
+	// Buf is the output so far.
+	Buf []byte
+	// Indent selects the two-space indented layout of Pretty.
+	Indent bool
+	// EscapeHTML escapes <, > and & in strings, as json.Marshal does.
+	EscapeHTML bool
+	depth      int
+	count      [8]int // members written at each open level
+}
+
+// Open starts an object ('{') or an array ('[').
+func (w *Writer) Open(c byte) {
+	w.Buf = append(w.Buf, c)
+	w.depth++
+	w.count[w.depth] = 0
+}
+
+// Close ends the innermost object ('}') or array (']').
+func (w *Writer) Close(c byte) {
+	if w.Indent && w.count[w.depth] > 0 {
+		w.newline(w.depth - 1)
+	}
+	w.depth--
+	w.Buf = append(w.Buf, c)
+}
+
+// Elem starts the next element of an array.
+func (w *Writer) Elem() {
+	if w.count[w.depth] > 0 {
+		w.Buf = append(w.Buf, ',')
+	}
+	w.count[w.depth]++
+	if w.Indent {
+		w.newline(w.depth)
+	}
+}
+
+// Key starts the next member of an object; key must need no escaping.
+func (w *Writer) Key(key string) {
+	w.Elem()
+	w.Buf = append(w.Buf, '"')
+	w.Buf = append(w.Buf, key...)
+	w.Buf = append(w.Buf, '"', ':')
+	if w.Indent {
+		w.Buf = append(w.Buf, ' ')
+	}
+}
+
+// String writes a string value.
+func (w *Writer) String(s string) { w.Buf = AppendString(w.Buf, s, w.EscapeHTML) }
+
+// Int writes an integer value.
+func (w *Writer) Int(n int) { w.Buf = strconv.AppendInt(w.Buf, int64(n), 10) }
+
+// Bool writes true or false.
+func (w *Writer) Bool(b bool) { w.Buf = strconv.AppendBool(w.Buf, b) }
+
+// Null writes null.
+func (w *Writer) Null() { w.Buf = append(w.Buf, "null"...) }
+
+func (w *Writer) newline(level int) {
+	w.Buf = append(w.Buf, '\n')
+	for range level {
+		w.Buf = append(w.Buf, ' ', ' ')
+	}
+}

@@ -1,0 +1,84 @@
+package fsstore
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// TestWriteFileAtomic checks the system-call writer: content, mode 0644,
+// a missing branch directory created, an existing file
+// replaced, and no temporary file left behind.
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "branches", "alt", "001.json")
+	if err := writeFileAtomic(path, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(path, []byte(`{"a":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || string(data) != `{"a":2}` {
+		t.Fatalf("content %q, %v", data, err)
+	}
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o644 {
+		t.Fatalf("mode %v, %v", info.Mode(), err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("files left: %v", entries)
+	}
+}
+
+// TestCreateTempName checks that temporary names carry the process id the
+// way removeStrayTemps and writerAlive read it.
+func TestCreateTempName(t *testing.T) {
+	dir := t.TempDir()
+	fd, name, err := createTemp(dir, "001.json."+strconv.Itoa(os.Getpid())+"-", tmpSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sysClose(fd, name); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(name)
+	if !strings.HasPrefix(base, "001.json."+strconv.Itoa(os.Getpid())+"-") || !strings.HasSuffix(base, tmpSuffix) {
+		t.Fatalf("name %q", base)
+	}
+	if writerAlive(base) {
+		t.Errorf("a temporary file of this process counts as another live writer's")
+	}
+	if n := removeStrayTemps(dir); n != 1 {
+		t.Errorf("removed %d stray temporary files, want 1", n)
+	}
+}
+
+// TestRecordJSON checks the hand-written journal line of a thought against
+// encoding/json.
+func TestRecordJSON(t *testing.T) {
+	prev := "s:1"
+	n := &storage.Node{ID: "s:2", Data: storage.ThoughtData{Thought: "a <b> & \"c\"\n", ThoughtNumber: 2, TotalThoughts: 2,
+		NextThoughtNeeded: true, Timestamp: "2026-11-22T07:52:18.435Z"}, Prev: &prev, Next: []string{}}
+	type plain record
+	for _, r := range []record{{Seq: 7, Op: opAdd, File: "002.json", Node: n}, {Seq: 8, Op: opRewrite, Node: n},
+		{Seq: 1, Op: opSession, Session: &storage.Session{ID: "s", Tags: []string{}}}} {
+		got, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(plain(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
