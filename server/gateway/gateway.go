@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
@@ -102,7 +103,7 @@ func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.
 	name := *call.Operation
 	op, ok := g.ops[name]
 	if !ok {
-		return reply.ErrorJSON(invalidCall{Error: "Unknown operation '" + name + "'", ValidOperations: Operations})
+		return reply.ErrorJSON(invalidCall{Error: "Unknown operation '" + clip.String(name) + "'", ValidOperations: Operations})
 	}
 	if current := c.Stage(); current < op.required {
 		return reply.ErrorJSON(newStageError(name, current, op.required))
