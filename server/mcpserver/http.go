@@ -108,12 +108,18 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads a POST body, at most one byte over the limit, within the
-// read timeout: a client sending it slowly cannot hold the connection.
+// read timeout: a client sending it slowly cannot hold the connection. When
+// the read fails the connection is closed after the answer.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
-	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
-	return io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, nil
 }
 
 // writeFault writes a JSON-RPC error response with an HTTP status.
