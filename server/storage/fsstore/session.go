@@ -70,7 +70,7 @@ func newSessionFiles(id, dir, partition string, wake func(), durability Durabili
 	sf := &sessionFiles{id: id, dir: dir, partition: partition, wake: wake, files: newFileSet(),
 		pending: map[string]pendingFile{}, unverified: map[string]bool{}, lock: newSessionLock(dir), durability: durability}
 	if durability == DurabilityBatch {
-		sf.commit = newGroupCommit(sf.syncJournal)
+		sf.commit = newGroupCommit(func() error { return syncJournal(sf) })
 	}
 	return sf
 }
@@ -79,7 +79,11 @@ func newSessionFiles(id, dir, partition string, wake func(), durability Durabili
 // lock of; it would race with the process that does.
 var errNotOpen = errors.New("the session is not open for writing in this process")
 
-func (sf *sessionFiles) syncJournal() error { return fsyncPath(filepath.Join(sf.dir, journalName)) }
+// fsyncJournal flushes the session's journal to the disk.
+func (sf *sessionFiles) fsyncJournal() error { return fsyncPath(filepath.Join(sf.dir, journalName)) }
+
+// syncJournal is how journals are synced (tests count the calls).
+var syncJournal = (*sessionFiles).fsyncJournal
 
 // WaitDurable returns once every journal line written so far is on disk
 // (DurabilityBatch; the other modes have nothing to wait for).
@@ -111,7 +115,7 @@ func (sf *sessionFiles) journal(r record) error {
 	sf.seq++
 	switch sf.durability {
 	case DurabilityAlways:
-		if err := sf.syncJournal(); err != nil {
+		if err := syncJournal(sf); err != nil {
 			return fmt.Errorf("the journal could not be synced to disk: %w", err)
 		}
 	case DurabilityBatch:
