@@ -77,6 +77,8 @@ type branch struct {
 // thought node, indexed by id, by number and by creation order. It is safe for
 // concurrent use; appends to one chain are serialised.
 type Chain struct {
+	// id is the session id; it never changes, so it is read without the lock.
+	id          string
 	mu          sync.RWMutex
 	p           Persister
 	now         func() time.Time
@@ -101,11 +103,11 @@ func NewChain(s Session, p Persister, now func() time.Time) *Chain {
 	if s.Tags == nil {
 		s.Tags = []string{}
 	}
-	return &Chain{p: p, now: now, sess: s, byID: map[string]*Node{}, main: map[int]*Node{}, branches: map[string]*branch{}}
+	return &Chain{id: s.ID, p: p, now: now, sess: s, byID: map[string]*Node{}, main: map[int]*Node{}, branches: map[string]*branch{}}
 }
 
 // ID returns the session id.
-func (c *Chain) ID() string { return c.sess.ID }
+func (c *Chain) ID() string { return c.id }
 
 // Append validates e against the ledger rules, links it into the chain,
 // persists it and returns the stored node. When the persister is a Syncer,
