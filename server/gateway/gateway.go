@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"unicode/utf8"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
@@ -103,7 +104,7 @@ func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.
 	name := *call.Operation
 	op, ok := g.ops[name]
 	if !ok {
-		return reply.ErrorJSON(invalidCall{Error: "Unknown operation '" + name + "'", ValidOperations: Operations})
+		return reply.ErrorJSON(invalidCall{Error: "Unknown operation '" + clip.String(name) + "'", ValidOperations: Operations})
 	}
 	if current := c.Stage(); current < op.required {
 		return reply.ErrorJSON(newStageError(name, current, op.required))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
@@ -224,10 +225,10 @@ func (g *Gateway) navigate(_ context.Context, c *Conn, args json.RawMessage) rep
 		n.project, n.task, n.aspect = t.Project, t.Task, t.Aspect
 	})
 	if t.Project != "" && len(g.store.List(storage.Filter{AnyTags: []string{"project:" + t.Project}})) == 0 {
-		return reply.ErrorText("Project not found: " + t.Project)
+		return reply.ErrorText("Project not found: " + clip.String(t.Project))
 	}
 	if t.Project != "" && t.Task != "" && len(g.store.List(storage.Filter{AnyTags: []string{"task:" + t.Task}})) == 0 {
-		return reply.ErrorText("Task not found: " + t.Project + "/" + t.Task)
+		return reply.ErrorText("Task not found: " + clip.String(t.Project) + "/" + clip.String(t.Task))
 	}
 	related := g.store.List(storage.Filter{AnyTags: t.tags()})
 	var md strings.Builder
@@ -262,8 +263,10 @@ func (g *Gateway) loadContext(_ context.Context, c *Conn, args json.RawMessage) 
 	switch {
 	case errors.As(err, &loadErr):
 		return reply.ErrorText(loadErr.Error())
+	case errors.Is(err, storage.ErrSessionNotFound):
+		return reply.ErrorText("Session not found: " + clip.String(a.SessionID))
 	case err != nil:
-		return reply.ErrorText("Session not found: " + a.SessionID)
+		return reply.ErrorText(err.Error())
 	}
 	s := chain.Session()
 	sc := scopeOf(s)

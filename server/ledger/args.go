@@ -7,8 +7,11 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
 // BranchIDPattern is what a branch id must look like (data model, D6).
@@ -19,6 +22,13 @@ const MaxBranchIDLength = 64
 
 // MaxTitleLength is the longest session title accepted (data model).
 const MaxTitleLength = 200
+
+// MaxTags and MaxTagLength bound sessionTags like the title: at most 50
+// tags of at most 100 characters each.
+const (
+	MaxTags      = 50
+	MaxTagLength = 100
+)
 
 // thoughtArgs are the decoded arguments of a thought call.
 type thoughtArgs struct {
@@ -123,8 +133,11 @@ func (f fields) positiveInt(key string) (int, string) {
 	if !ok {
 		return 0, fmt.Sprintf("Invalid %s: when provided, must be a number", key)
 	}
-	if x != math.Trunc(x) || x < 1 || x > math.MaxInt32 {
-		return 0, fmt.Sprintf("Invalid %s: must be a positive integer, got %s", key, string(bytes.TrimSpace(f.raw[key])))
+	if x != math.Trunc(x) || x < 1 {
+		return 0, fmt.Sprintf("Invalid %s: must be a positive integer, got %s", key, clip.String(string(bytes.TrimSpace(f.raw[key]))))
+	}
+	if x > storage.MaxThoughtNumber {
+		return 0, fmt.Sprintf("Invalid %s: at most %d, got %s", key, storage.MaxThoughtNumber, clip.String(string(bytes.TrimSpace(f.raw[key]))))
 	}
 	return int(x), ""
 }
@@ -191,7 +204,7 @@ func decodeThought(f fields) (thoughtArgs, any) {
 		return fail("branchId requires branchFromThought. Branching creates an alternative reasoning path from a specific thought. Use branchFromThought to specify which thought number you're forking from. Example: { branchFromThought: 5, branchId: 'approach-a' }")
 	}
 	if a.BranchID != "" && (!BranchIDPattern.MatchString(a.BranchID) || len(a.BranchID) > MaxBranchIDLength) {
-		return fail("Invalid branchId %q: use 1-%d lowercase letters, digits and hyphens (pattern ^[a-z0-9-]+$)", a.BranchID, MaxBranchIDLength)
+		return fail("Invalid branchId %q: use 1-%d lowercase letters, digits and hyphens (pattern ^[a-z0-9-]+$)", clip.String(a.BranchID), MaxBranchIDLength)
 	}
 	if f.has("revisesThought") && !f.null("revisesThought") {
 		n, msg := f.positiveInt("revisesThought")
@@ -246,6 +259,14 @@ func decodeThought(f fields) (thoughtArgs, any) {
 	if f.has("sessionTags") && !f.null("sessionTags") {
 		if json.Unmarshal(f.raw["sessionTags"], &a.SessionTags) != nil {
 			return fail("Invalid sessionTags: must be an array of strings")
+		}
+		if len(a.SessionTags) > MaxTags {
+			return fail("Invalid sessionTags: at most %d tags, got %d", MaxTags, len(a.SessionTags))
+		}
+		for _, tag := range a.SessionTags {
+			if n := utf8.RuneCountInString(tag); n > MaxTagLength {
+				return fail("Invalid sessionTags: each tag at most %d characters, got one of %d", MaxTagLength, n)
+			}
 		}
 	}
 	return a, nil

@@ -1,8 +1,10 @@
 package ledger
 
 import (
+	"errors"
 	"strings"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
@@ -11,34 +13,46 @@ import (
 type LoadError struct {
 	SessionID string
 	Integrity storage.Integrity
+	// Unreadable is true when nothing of the session could be read, so the
+	// session operation cannot show it either.
+	Unreadable bool
 }
 
 func (e *LoadError) Error() string {
-	return "Cannot load session " + e.SessionID + ": its files are damaged. " + strings.Join(e.Integrity.Errors, "; ") +
-		"\n\nRecovery options:\n" +
+	msg := "Cannot load session " + clip.String(e.SessionID) + ": its files are damaged. " + strings.Join(e.Integrity.Errors, "; ") +
+		"\n\nRecovery options:\n"
+	if e.Unreadable {
+		return msg +
+			"1. Restore the session's manifest.json or journal.jsonl from a backup into its directory (named above) and restart the server.\n" +
+			"2. The thought files that remain in that directory are plain JSON, one thought each: read them there and carry on in a new session.\n" +
+			"3. Start a new reasoning session: call start_new, then cipher, then thought."
+	}
+	return msg +
 		"1. Restore the missing or unreadable files of the session from a backup and restart the server.\n" +
 		"2. Read what is still intact with the session operation (get, or export with format json) and continue in a new session.\n" +
 		"3. Start a new reasoning session: call start_new, then cipher, then thought."
 }
 
-// Load checks the session's integrity and makes it the connection's current
-// reasoning session. It fails with an error wrapping storage.ErrSessionNotFound
-// for an unknown id and with a *LoadError for a damaged session.
+// Load opens the session for writing, checks its integrity and makes it the
+// connection's current reasoning session. It fails with an error wrapping
+// storage.ErrSessionNotFound for an unknown id, with a *storage.BusyError
+// when another process has the session open, and with a *LoadError for a
+// damaged session.
 func (h *Handler) Load(id string) (*storage.Chain, error) {
-	integrity := h.cfg.Store.Integrity(id)
-	c, err := h.cfg.Store.Get(id)
+	c, err := h.cfg.Store.Open(id)
 	if err != nil {
-		if integrity.SessionExists {
-			return nil, &LoadError{SessionID: id, Integrity: integrity}
+		if errors.Is(err, storage.ErrSessionNotFound) {
+			if integrity := h.cfg.Store.Integrity(id); integrity.SessionExists {
+				return nil, &LoadError{SessionID: id, Integrity: integrity, Unreadable: true}
+			}
 		}
 		return nil, err
 	}
-	if !integrity.Valid {
+	if integrity := h.cfg.Store.Integrity(id); !integrity.Valid {
+		h.cfg.Store.Release(id)
 		return nil, &LoadError{SessionID: id, Integrity: integrity}
 	}
-	if err := c.Touch(); err != nil {
-		return nil, err
-	}
+	c.Touch()
 	h.SetCurrent(c)
 	return c, nil
 }

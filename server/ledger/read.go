@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
@@ -77,7 +78,7 @@ func (h *Handler) chainFor(f fields) (*storage.Chain, *reply.Reply) {
 		return nil, &r
 	}
 	if err != nil {
-		r := reply.ErrorJSON(sessionNotFound{Error: "Session " + id + " not found", SessionID: id})
+		r := reply.ErrorJSON(sessionNotFound{Error: "Session " + clip.String(id) + " not found", SessionID: clip.String(id)})
 		return nil, &r
 	}
 	return c, nil
@@ -114,7 +115,7 @@ func (h *Handler) ReadThoughts(raw json.RawMessage) reply.Reply {
 		var found bool
 		if branch != "" {
 			node, found = c.BranchThought(branch, n)
-			query = fmt.Sprintf("thought %d from branch '%s'", n, branch)
+			query = fmt.Sprintf("thought %d from branch '%s'", n, clip.String(branch))
 		} else {
 			node, found = c.MainThought(n)
 			query = fmt.Sprintf("thought %d", n)
@@ -123,15 +124,16 @@ func (h *Handler) ReadThoughts(raw json.RawMessage) reply.Reply {
 			var b *string
 			msg := fmt.Sprintf("Thought %d not found in session", n)
 			if branch != "" {
-				b = &branch
-				msg = fmt.Sprintf("Thought %d not found in branch '%s' of this session", n, branch)
+				quoted := clip.String(branch)
+				b = &quoted
+				msg = fmt.Sprintf("Thought %d not found in branch '%s' of this session", n, quoted)
 			}
 			return reply.ErrorJSON(notFound{Error: msg, SessionID: c.ID(), BranchID: b})
 		}
 		nodes = []storage.Node{node}
 	case branch != "":
 		nodes = c.Branch(branch)
-		query = fmt.Sprintf("all thoughts from branch '%s'", branch)
+		query = fmt.Sprintf("all thoughts from branch '%s'", clip.String(branch))
 	case f.has("last"):
 		k, msg := f.positiveInt("last")
 		if msg != "" {

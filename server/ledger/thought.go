@@ -94,6 +94,14 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 		if a.RevisesThought != nil {
 			return reply.ErrorJSON(failure{Error: fmt.Sprintf("revisesThought %d does not name an existing thought: there is no active reasoning session yet", *a.RevisesThought), Status: "failed"})
 		}
+		if err := storage.CheckFirst(entry(a)); err != nil {
+			// A refused first thought leaves nothing behind: no session.
+			var rule *storage.RuleError
+			if errors.As(err, &rule) {
+				return reply.ErrorJSON(failure{Error: rule.Msg, Status: "failed"})
+			}
+			return reply.ErrorJSON(failure{Error: err.Error(), Status: "failed"})
+		}
 		title := a.SessionTitle
 		if title == "" {
 			title = "Reasoning session " + storage.FormatTime(h.cfg.now())
@@ -105,12 +113,7 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 		}
 		h.SetCurrent(chain)
 	}
-	added, err := chain.Append(storage.Entry{
-		Thought: a.Thought, ThoughtNumber: a.ThoughtNumber, TotalThoughts: a.TotalThoughts,
-		NextThoughtNeeded: a.NextThoughtNeeded, IsRevision: a.IsRevision, RevisesThought: a.RevisesThought,
-		BranchFromThought: a.BranchFromThought, BranchID: a.BranchID, NeedsMoreThoughts: a.NeedsMoreThoughts,
-		IncludeGuide: a.IncludeGuide, AgentID: a.AgentID, AgentName: a.AgentName,
-	})
+	added, err := chain.Append(entry(a))
 	if err != nil {
 		var rule *storage.RuleError
 		if errors.As(err, &rule) {
@@ -154,6 +157,16 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 	return r
 }
 
+// entry is the chain entry of a thought call.
+func entry(a thoughtArgs) storage.Entry {
+	return storage.Entry{
+		Thought: a.Thought, ThoughtNumber: a.ThoughtNumber, TotalThoughts: a.TotalThoughts,
+		NextThoughtNeeded: a.NextThoughtNeeded, IsRevision: a.IsRevision, RevisesThought: a.RevisesThought,
+		BranchFromThought: a.BranchFromThought, BranchID: a.BranchID, NeedsMoreThoughts: a.NeedsMoreThoughts,
+		IncludeGuide: a.IncludeGuide, AgentID: a.AgentID, AgentName: a.AgentName,
+	}
+}
+
 // minimal renders the default answer {thoughtNumber, sessionId} directly:
 // it is the answer to almost every thought.
 func minimal(n int, sid string) reply.Reply {
@@ -182,11 +195,9 @@ func (h *Handler) closeSession(c *storage.Chain) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	h.mu.Lock()
-	if h.current == c {
-		h.current = nil
+	if h.Current() == c {
+		h.SetCurrent(nil)
 	}
-	h.mu.Unlock()
 	return path, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
 )
 
 // Config is the reference server's configuration. Every field can be set by
@@ -35,8 +37,21 @@ type Config struct {
 	CritiqueTimeout time.Duration
 	// AllowedHosts are extra host names accepted in Host and Origin headers.
 	AllowedHosts []string
-	// MaxBodyBytes is the largest accepted HTTP request body.
+	// MaxBodyBytes is the largest accepted request: an HTTP body, or a
+	// line over stdio.
 	MaxBodyBytes int64
+	// Fsync is the fs backend's durability mode: off, batch or always.
+	Fsync string
+	// LockWait is how long opening a session another process has open
+	// waits before failing (0: fail at once).
+	LockWait time.Duration
+	// ReadTimeout bounds reading one HTTP request's headers and body.
+	ReadTimeout time.Duration
+	// IdleTimeout closes keep-alive HTTP connections idle this long.
+	IdleTimeout time.Duration
+	// SessionTimeout ends MCP sessions idle this long (0: never); their
+	// id then gets 404.
+	SessionTimeout time.Duration
 }
 
 // Setting documents one configuration field: its environment variable, its
@@ -59,7 +74,8 @@ func DefaultDataDir() string {
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
 	return Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
-		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20}
+		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off",
+		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute}
 }
 
 var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
@@ -119,12 +135,31 @@ var Settings = []Setting{
 			}
 			return nil
 		}},
-	{"THOUGHTBOX_MAX_BODY_BYTES", "max-body-bytes", "4194304", "largest accepted HTTP request body; larger ones get 413",
+	{"THOUGHTBOX_MAX_BODY_BYTES", "max-body-bytes", "4194304", "largest accepted request: HTTP bodies over it get 413, stdio lines over it a JSON-RPC error",
 		func(c *Config, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
 			c.MaxBodyBytes = n
 			return err
 		}},
+	{"THOUGHTBOX_FSYNC", "fsync", "off", "durability of acknowledged thoughts (fs): off (survives a crash of the process), batch (group commit: fsync before the answer, shared by concurrent writers), always (one fsync per change)",
+		func(c *Config, v string) error { c.Fsync = strings.ToLower(strings.TrimSpace(v)); return nil }},
+	{"THOUGHTBOX_LOCK_WAIT", "lock-wait", "0s", "how long load_context/resume wait for a session another thoughtbox process has open (0s: fail at once naming its pid)",
+		durationSetting(func(c *Config) *time.Duration { return &c.LockWait })},
+	{"THOUGHTBOX_READ_TIMEOUT", "read-timeout", "10s", "longest time to read one HTTP request's headers and body",
+		durationSetting(func(c *Config) *time.Duration { return &c.ReadTimeout })},
+	{"THOUGHTBOX_IDLE_TIMEOUT", "idle-timeout", "60s", "keep-alive HTTP connections idle this long are closed",
+		durationSetting(func(c *Config) *time.Duration { return &c.IdleTimeout })},
+	{"THOUGHTBOX_SESSION_TIMEOUT", "session-timeout", "30m", "MCP sessions idle this long end and their id gets 404 (0s: never)",
+		durationSetting(func(c *Config) *time.Duration { return &c.SessionTimeout })},
+}
+
+// durationSetting applies a Go duration to the field field returns.
+func durationSetting(field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		*field(c) = d
+		return err
+	}
 }
 
 // Apply sets the field of the setting named by its env var or flag.
@@ -177,6 +212,15 @@ func (c Config) Validate() error {
 	}
 	if c.CritiqueTimeout <= 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_CRITIQUE_TIMEOUT must be positive"))
+	}
+	if _, err := fsstore.ParseDurability(c.Fsync); err != nil {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_FSYNC %w", err))
+	}
+	if c.LockWait < 0 || c.SessionTimeout < 0 {
+		errs = append(errs, errors.New("THOUGHTBOX_LOCK_WAIT and THOUGHTBOX_SESSION_TIMEOUT must not be negative"))
+	}
+	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
+		errs = append(errs, errors.New("THOUGHTBOX_READ_TIMEOUT and THOUGHTBOX_IDLE_TIMEOUT must be positive"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -131,9 +132,18 @@ func freePort(t *testing.T) int {
 // answers /health.
 func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 	t.Helper()
+	return startChildEnv(t, dir, nil)
+}
+
+// startChildEnv is startChild with the child's stderr going to stderr (when
+// not nil) and extra environment variables.
+func startChildEnv(t *testing.T, dir string, stderr io.Writer, env ...string) (*exec.Cmd, string) {
+	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(binary)
 	cmd.Env = append(os.Environ(), "THOUGHTBOX_DATA_DIR="+dir, "PORT="+strconv.Itoa(port), "DISABLE_THOUGHT_LOGGING=true")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,13 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,12 +32,18 @@ var legacyVersions = []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20
 // /info. Every request's Host and Origin headers are checked first.
 func (s *Server) Handler() http.Handler {
 	s.httpOnce.Do(func() {
-		s.http = mcpsrv.NewStreamableHTTPServer(s.mcp,
+		opts := []mcpsrv.StreamableHTTPOption{
 			mcpsrv.WithSessionIdManager(s.ids),
 			mcpsrv.WithDisableLocalhostProtection(true),
 			mcpsrv.WithStreamableHTTPProtocolVersions(legacyVersions...),
 			mcpsrv.WithStreamableHTTPLogger(s.log),
-		)
+		}
+		if s.cfg.SessionTimeout > 0 {
+			// Sessions idle this long are terminated: their id gets 404,
+			// and their reasoning session is released.
+			opts = append(opts, mcpsrv.WithSessionIdleTTL(s.cfg.SessionTimeout))
+		}
+		s.http = mcpsrv.NewStreamableHTTPServer(s.mcp, opts...)
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
@@ -53,24 +59,34 @@ func (s *Server) Handler() http.Handler {
 	return s.guardHosts(mux)
 }
 
-// serveMCP enforces the body limit and session rules, then hands the request
-// to the Streamable HTTP transport.
+// serveMCP enforces the body limit and read timeout, JSON-RPC framing and
+// the session rules, then hands the request to the Streamable HTTP
+// transport.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {
 	case http.MethodPost:
-		body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+		body, err := s.readBody(w, r)
 		if err != nil {
-			writeRPCError(w, http.StatusBadRequest, -32700, "Cannot read request body: "+err.Error())
+			status := http.StatusBadRequest
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				status = http.StatusRequestTimeout
+			}
+			writeRPCError(w, status, -32700, "Cannot read request body: "+err.Error())
 			return
 		}
 		if int64(len(body)) > s.cfg.MaxBodyBytes {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, -32600,
-				fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes))
+			writeFault(w, http.StatusRequestEntityTooLarge, &rpcFault{id: idFromPrefix(body[:min(len(body), prefixKeep)]), code: -32600,
+				msg: fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes)})
+			return
+		}
+		env, fault := inspect(body)
+		if fault != nil {
+			writeFault(w, http.StatusBadRequest, fault)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if sid == "" && !isInitialize(body) {
+		if sid == "" && env.method() != string(mcp.MethodInitialize) {
 			writeRPCError(w, http.StatusBadRequest, -32000, "Bad Request: Mcp-Session-Id header is required (call initialize first)")
 			return
 		}
@@ -91,12 +107,26 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	s.http.ServeHTTP(w, r)
 }
 
-// isInitialize reports whether a POST body is an initialize request.
-func isInitialize(body []byte) bool {
-	var msg struct {
-		Method string `json:"method"`
+// readBody reads a POST body, at most one byte over the limit, within the
+// read timeout: a client sending it slowly cannot hold the connection. When
+// the read fails the connection is closed after the answer.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
+	body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return nil, err
 	}
-	return json.Unmarshal(body, &msg) == nil && msg.Method == string(mcp.MethodInitialize)
+	_ = rc.SetReadDeadline(time.Time{})
+	return body, nil
+}
+
+// writeFault writes a JSON-RPC error response with an HTTP status.
+func writeFault(w http.ResponseWriter, status int, f *rpcFault) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(faultJSON(f))
 }
 
 // guardHosts rejects requests whose Host or Origin header names a host the
@@ -175,7 +205,7 @@ func (s *Server) ListenAndServe(ctx context.Context, ready func(addr net.Addr)) 
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: s.cfg.ReadTimeout, IdleTimeout: s.cfg.IdleTimeout}
 	if ready != nil {
 		ready(ln.Addr())
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
@@ -78,7 +79,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs()}
-	s.ledger = &ledger.Config{Store: store, Exports: export.Writer{Dir: cfg.ExportDirectory()}, CritiqueTimeout: cfg.CritiqueTimeout}
+	exports := export.Writer{Dir: cfg.ExportDirectory()}
+	if n := exports.RemoveStrayTemps(); n > 0 {
+		o.log.Info("removed stray temporary export files", "count", n)
+	}
+	s.ledger = &ledger.Config{Store: store, Exports: exports, CritiqueTimeout: cfg.CritiqueTimeout}
 	if !cfg.DisableThoughtLogging {
 		s.ledger.ThoughtLog = o.stderr
 	}
@@ -86,7 +91,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
-		s.conns.Delete(session.SessionID())
+		// The connection's reasoning session is released, so another
+		// connection or process can open it.
+		if c, ok := s.conns.LoadAndDelete(session.SessionID()); ok {
+			c.(*gateway.Conn).Ledger.Close()
+		}
 	})
 	s.mcp = mcpsrv.NewMCPServer(Name, Version,
 		mcpsrv.WithInstructions(content.Instructions),
@@ -107,11 +116,16 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 		log.Info("using in-memory storage (volatile)")
 		return memstore.New(), nil
 	}
-	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log))
+	durability, err := fsstore.ParseDurability(cfg.Fsync)
 	if err != nil {
 		return nil, err
 	}
-	log.Info("using filesystem storage", "dir", st.SessionsDir())
+	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log),
+		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait))
+	if err != nil {
+		return nil, err
+	}
+	log.Info("using filesystem storage", "dir", st.SessionsDir(), "fsync", durability.String())
 	return st, nil
 }
 
@@ -144,19 +158,33 @@ func (s *Server) addResources() {
 
 // ServeStdio serves one MCP connection over in and out until in closes or
 // ctx ends. Tool calls are handled one at a time, in arrival order.
+//
+// Every line is checked first, as HTTP bodies are: a line over the size
+// limit or a malformed JSON-RPC message is answered with a JSON-RPC error
+// and skipped.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	stdio := mcpsrv.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	mcpsrv.WithWorkerPoolSize(1)(stdio)
-	err := stdio.Listen(ctx, in, out)
+	w := &lockedWriter{w: out}
+	err := stdio.Listen(ctx, filterStdin(in, w, s.cfg.MaxBodyBytes), w)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
 
-// Close flushes and closes the store. It is safe to call more than once.
+// Close ends the HTTP transport's MCP sessions and its idle-session
+// sweeper, then flushes and closes the store. It is safe to call more than
+// once.
 func (s *Server) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.store.Close() })
+	s.closeOnce.Do(func() {
+		if s.http != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = s.http.Shutdown(ctx)
+			cancel()
+		}
+		s.closeErr = s.store.Close()
+	})
 	return s.closeErr
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
@@ -85,7 +86,7 @@ func (s *Server) observabilityHandler(_ context.Context, req mcp.CallToolRequest
 		valid = valid || op == call.Operation
 	}
 	if !valid {
-		return toResult(reply.ErrorJSON(map[string]any{"error": "Unknown operation '" + call.Operation + "'", "validOperations": ObservabilityOperations})), nil
+		return toResult(reply.ErrorJSON(map[string]any{"error": "Unknown operation '" + clip.String(call.Operation) + "'", "validOperations": ObservabilityOperations})), nil
 	}
 	return toResult(reply.ErrorJSON(map[string]any{"error": "Operation '" + call.Operation + "' is not available in this build of the server",
 		"operation": call.Operation, "code": "INVALID_OPERATION"})), nil

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
@@ -57,7 +58,7 @@ func (s *Host) Call(ctx context.Context, h *ledger.Handler, raw json.RawMessage)
 		return reply.ErrorJSON(failure{Error: "operation must be a string"})
 	}
 	if !slices.Contains(SubOperations, name) {
-		return reply.ErrorJSON(failure{Error: "Unknown session operation: " + name})
+		return reply.ErrorJSON(failure{Error: "Unknown session operation: " + clip.String(name)})
 	}
 	run, ok := s.ops[name]
 	if !ok {
@@ -169,7 +170,7 @@ func (s *Host) chain(a Args) (*storage.Chain, error) {
 	}
 	c, err := s.store.Get(id)
 	if err != nil {
-		return nil, fmt.Errorf("Session %s not found", id)
+		return nil, fmt.Errorf("Session %s not found", clip.String(id))
 	}
 	return c, nil
 }

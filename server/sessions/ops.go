@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -59,9 +60,7 @@ func (s *Host) get(_ context.Context, _ *ledger.Handler, a Args) (any, error) {
 	for _, b := range c.Branches() {
 		res.Branches.Set(b.ID, data(c.Branch(b.ID)))
 	}
-	if err := c.Touch(); err != nil {
-		return nil, err
-	}
+	c.Touch()
 	return res, nil
 }
 
@@ -91,7 +90,7 @@ func (s *Host) resume(_ context.Context, h *ledger.Handler, a Args) (any, error)
 	}
 	c, err := h.Load(id)
 	if errors.Is(err, storage.ErrSessionNotFound) {
-		return nil, fmt.Errorf("Session %s not found", id)
+		return nil, fmt.Errorf("Session %s not found", clip.String(id))
 	}
 	if err != nil {
 		return nil, err

@@ -17,8 +17,6 @@ type Persister interface {
 	Append(s *Session, n *Node, prev *Node) error
 	// Rewrite stores a changed node (for example one that gained a critique).
 	Rewrite(s *Session, n *Node) error
-	// Update stores changed session metadata.
-	Update(s *Session) error
 }
 
 // Entry is a thought as the ledger hands it to a chain. A zero ThoughtNumber
@@ -79,6 +77,8 @@ type branch struct {
 // thought node, indexed by id, by number and by creation order. It is safe for
 // concurrent use; appends to one chain are serialised.
 type Chain struct {
+	// id is the session id; it never changes, so it is read without the lock.
+	id          string
 	mu          sync.RWMutex
 	p           Persister
 	now         func() time.Time
@@ -103,15 +103,27 @@ func NewChain(s Session, p Persister, now func() time.Time) *Chain {
 	if s.Tags == nil {
 		s.Tags = []string{}
 	}
-	return &Chain{p: p, now: now, sess: s, byID: map[string]*Node{}, main: map[int]*Node{}, branches: map[string]*branch{}}
+	return &Chain{id: s.ID, p: p, now: now, sess: s, byID: map[string]*Node{}, main: map[int]*Node{}, branches: map[string]*branch{}}
 }
 
 // ID returns the session id.
-func (c *Chain) ID() string { return c.sess.ID }
+func (c *Chain) ID() string { return c.id }
 
 // Append validates e against the ledger rules, links it into the chain,
-// persists it and returns the stored node.
+// persists it and returns the stored node. When the persister is a Syncer,
+// Append returns once the change is durable (see Syncer).
 func (c *Chain) Append(e Entry) (Appended, error) {
+	added, err := c.appendLocked(e)
+	if err != nil {
+		return Appended{}, err
+	}
+	if err := c.waitDurable(); err != nil {
+		return Appended{}, err
+	}
+	return added, nil
+}
+
+func (c *Chain) appendLocked(e Entry) (Appended, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	node, prev, b, auto, err := c.plan(e)
@@ -173,6 +185,9 @@ func (c *Chain) plan(e Entry) (node *Node, prev *Node, b *branch, auto bool, err
 			if b != nil && b.max >= n {
 				n = b.max + 1
 			}
+			if n > MaxThoughtNumber {
+				return nil, nil, nil, false, limitErr()
+			}
 		}
 		if b != nil && b.nodes[n] != nil {
 			return nil, nil, nil, false, ruleErr("thought %d already exists in branch '%s'; omit thoughtNumber to append, or record a revision with isRevision: true and revisesThought: %d", n, e.BranchID, n)
@@ -185,6 +200,9 @@ func (c *Chain) plan(e Entry) (node *Node, prev *Node, b *branch, auto bool, err
 		if n == 0 {
 			auto = true
 			n = c.maxMain + 1
+			if n > MaxThoughtNumber {
+				return nil, nil, nil, false, limitErr()
+			}
 		}
 		if c.main[n] != nil {
 			return nil, nil, nil, false, ruleErr("thought %d already exists in this session; omit thoughtNumber to append, or record a revision with isRevision: true and revisesThought: %d", n, n)
@@ -280,14 +298,16 @@ func (c *Chain) insert(n *Node, b *branch) {
 
 // Load inserts a node read back from storage. Nodes must be loaded in the
 // order they were created; the node's stored links are kept, except Next,
-// which is rebuilt from the Prev links of the nodes loaded after it.
-func (c *Chain) Load(n Node) {
+// which is rebuilt from the Prev links of the nodes loaded after it. It
+// reports false, and changes nothing, when a node with this id is already
+// loaded (a duplicate record, which the caller reports).
+func (c *Chain) Load(n Node) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	node := n.Clone()
 	node.Next = []string{}
 	if old := c.byID[node.ID]; old != nil {
-		return
+		return false
 	}
 	var b *branch
 	if node.BranchID != nil {
@@ -304,10 +324,18 @@ func (c *Chain) Load(n Node) {
 	if node.Data.Timestamp > c.sess.UpdatedAt {
 		c.sess.UpdatedAt = node.Data.Timestamp
 	}
+	return true
 }
 
 // SetCritique attaches a critique to the node with this id and persists it.
 func (c *Chain) SetCritique(id string, cr Critique) error {
+	if err := c.setCritiqueLocked(id, cr); err != nil {
+		return err
+	}
+	return c.waitDurable()
+}
+
+func (c *Chain) setCritiqueLocked(id string, cr Critique) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := c.byID[id]
@@ -325,19 +353,12 @@ func (c *Chain) SetCritique(id string, cr Critique) error {
 	return nil
 }
 
-// Touch records that the session was accessed now.
-func (c *Chain) Touch() error {
+// Touch records in memory that the session was accessed now. Reads never
+// write: the time reaches storage with the session's next change.
+func (c *Chain) Touch() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sess := c.sessionCopy()
-	sess.LastAccessedAt = FormatTime(c.now())
-	if c.p != nil {
-		if err := c.p.Update(&sess); err != nil {
-			return err
-		}
-	}
-	c.sess = sess
-	return nil
+	c.sess.LastAccessedAt = FormatTime(c.now())
 }
 
 // Reload replaces the data of a node already loaded (a journal rewrite

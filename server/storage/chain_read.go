@@ -164,3 +164,14 @@ func (c *Chain) MaxMain() int {
 	defer c.mu.RUnlock()
 	return c.maxMain
 }
+
+// Node returns the node with this id.
+func (c *Chain) Node(id string) (Node, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n := c.byID[id]
+	if n == nil {
+		return Node{}, false
+	}
+	return n.Clone(), true
+}

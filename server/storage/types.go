@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 )
 
 // TimeLayout is the ISO-8601 UTC form with milliseconds used for every
@@ -20,8 +22,11 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 // ErrSessionNotFound reports a reasoning-session id that the store does not know.
 var ErrSessionNotFound = errors.New("session not found")
 
-// NotFound returns an error wrapping ErrSessionNotFound that names the id.
-func NotFound(id string) error { return fmt.Errorf("Session %s not found: %w", id, ErrSessionNotFound) }
+// NotFound returns an error wrapping ErrSessionNotFound that names the id
+// (a bounded prefix of it).
+func NotFound(id string) error {
+	return fmt.Errorf("Session %s not found: %w", clip.String(id), ErrSessionNotFound)
+}
 
 // Critique is an LLM critique of one thought obtained through MCP sampling.
 type Critique struct {
@@ -132,16 +137,27 @@ func ValidIntegrity() Integrity {
 // MissingIntegrity is the result for an unknown session id.
 func MissingIntegrity(id string) Integrity {
 	return Integrity{MissingThoughtFiles: []string{}, MissingBranchFiles: map[string][]string{},
-		Errors: []string{"Session " + id + " not found"}}
+		Errors: []string{"Session " + clip.String(id) + " not found"}}
 }
 
 // Store keeps reasoning sessions. It is shared by every MCP connection of the
 // process and safe for concurrent use.
 type Store interface {
-	// Create starts a new, empty reasoning session.
+	// Create starts a new, empty reasoning session, open for writing as if
+	// by Open.
 	Create(p CreateParams) (*Chain, error)
-	// Get returns the session with this id or an error wrapping ErrSessionNotFound.
+	// Get returns the session with this id or an error wrapping
+	// ErrSessionNotFound, for reading. A session another process created or
+	// changed since is read from storage first.
 	Get(id string) (*Chain, error)
+	// Open returns the session for writing: the connection that opened it
+	// may append to it until it calls Release. Across processes only one
+	// may have a session open: Open fails with a *BusyError while another
+	// process has it (or waits for it, as the backend is configured). Every
+	// successful Open and Create needs one Release.
+	Open(id string) (*Chain, error)
+	// Release ends one Open (or the Create) of the session.
+	Release(id string)
 	// List returns matching sessions, most recently updated first.
 	List(f Filter) []Session
 	// Integrity checks the session's persisted files.

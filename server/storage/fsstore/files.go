@@ -6,16 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/tmpfile"
 )
-
-// tmpSuffix marks files being written; a file with it is never read and is
-// removed at start-up.
-const tmpSuffix = ".tmp"
 
 // writeAtomic writes v as pretty JSON to path through a temporary file and a
 // rename, so readers see either the old or the new content, never a torn one.
@@ -28,21 +22,21 @@ func writeAtomic(path string, v any) error {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	pattern := filepath.Base(path) + "." + strconv.Itoa(os.Getpid()) + "-"
-	fd, tmp, err := createTemp(filepath.Dir(path), pattern, tmpSuffix)
+	// The file is created 0600 less the umask: private to the user.
+	prefix := tmpfile.Prefix(filepath.Base(path))
+	fd, tmp, err := createTemp(filepath.Dir(path), prefix, tmpfile.Suffix)
 	if errors.Is(err, os.ErrNotExist) {
 		// First file of a branch: create its directory.
-		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			fd, tmp, err = createTemp(filepath.Dir(path), pattern, tmpSuffix)
+		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+			fd, tmp, err = createTemp(filepath.Dir(path), prefix, tmpfile.Suffix)
 		}
 	}
 	if err != nil {
 		return err
 	}
 	werr := sysWrite(fd, tmp, data)
-	merr := syscall.Fchmod(fd, 0o644)
 	cerr := sysClose(fd, tmp)
-	if err := errors.Join(werr, merr, cerr); err != nil {
+	if err := errors.Join(werr, cerr); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
@@ -76,41 +70,6 @@ func relPath(branchID string, n int) string {
 	return "branches/" + branchID + "/" + thoughtFile(n)
 }
 
-// removeStrayTemps deletes leftover temporary files directly inside dir and
-// returns how many it removed. Temporary names carry the writer's process id
-// ("001.json.<pid>-<random>.tmp"); files of a process that is still running
-// are in flight, not strays, because several servers may share a data
-// directory (stdio clients often start one each).
-func removeStrayTemps(dir string) int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	removed := 0
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), tmpSuffix) || writerAlive(e.Name()) {
-			continue
-		}
-		if os.Remove(filepath.Join(dir, e.Name())) == nil {
-			removed++
-		}
-	}
-	return removed
-}
-
-// writerAlive reports whether the temporary file's name names another
-// process that is still running.
-func writerAlive(name string) bool {
-	rest := strings.TrimSuffix(name, tmpSuffix)
-	i := strings.LastIndexByte(rest, '.')
-	if i < 0 {
-		return false
-	}
-	pidText, _, ok := strings.Cut(rest[i+1:], "-")
-	pid, err := strconv.Atoi(pidText)
-	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
-		return false
-	}
-	err = syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
+// removeStrayTemps deletes leftover temporary files directly inside dir
+// whose writer is no longer running and returns how many it removed.
+func removeStrayTemps(dir string) int { return tmpfile.RemoveStray(dir) }

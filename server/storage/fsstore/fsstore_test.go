@@ -108,9 +108,10 @@ func TestJournalReplayWithoutManifest(t *testing.T) {
 	s := open(t, base)
 	c, dir := build(t, s)
 	before := c.Nodes()
-	// Do not Close: the manifest still lists no thought files, as after kill -9.
+	// The manifest still lists no thought files, as after kill -9.
 	// A torn last journal line (an append that never completed) and stray
 	// temporary files must not hurt.
+	s.Crash()
 	f, _ := os.OpenFile(filepath.Join(dir, "journal.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"seq":5,"id":"` + c.ID() + `:4","fi`)
 	f.Close()
@@ -119,7 +120,7 @@ func TestJournalReplayWithoutManifest(t *testing.T) {
 
 	s2 := open(t, base)
 	defer s2.Close()
-	c2, err := s2.Get(c.ID())
+	c2, err := s2.Open(c.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

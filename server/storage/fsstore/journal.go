@@ -1,10 +1,7 @@
 package fsstore
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -42,7 +39,7 @@ func appendRecord(dir string, r record) error {
 		return err
 	}
 	path := filepath.Join(dir, journalName)
-	fd, err := sysOpen(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	fd, err := sysOpen(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
@@ -52,37 +49,4 @@ func appendRecord(dir string, r record) error {
 		return werr
 	}
 	return cerr
-}
-
-// errNoJournal reports a session directory without a journal.
-var errNoJournal = fmt.Errorf("no journal")
-
-// readJournal returns the records of the journal in dir. A last line without
-// its newline is an append that never completed (its change was never
-// acknowledged) and is ignored. Any other unreadable line is corruption: the
-// records before it are returned with an error.
-func readJournal(dir string) ([]record, error) {
-	data, err := os.ReadFile(filepath.Join(dir, journalName))
-	if os.IsNotExist(err) {
-		return nil, errNoJournal
-	}
-	if err != nil {
-		return nil, err
-	}
-	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
-		data = data[:i+1]
-	}
-	var out []record
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Op == "" {
-			return out, fmt.Errorf("journal line %d is corrupt", line)
-		}
-		out = append(out, r)
-	}
-	return out, sc.Err()
 }

@@ -12,100 +12,109 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
-// loadAll scans the project's sessions directory, partitioned or not, and
-// loads every session in it.
-func (s *Store) loadAll() error {
-	entries, err := os.ReadDir(s.sessionsDir)
-	if err != nil {
-		return err
-	}
-	s.removedT += removeStrayTemps(s.sessionsDir)
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		dir := filepath.Join(s.sessionsDir, e.Name())
-		if isSessionDir(dir) {
-			s.loadSession(dir, "")
-			continue
-		}
-		s.removedT += removeStrayTemps(dir)
-		subs, err := os.ReadDir(dir)
-		if err != nil {
-			s.log.Warn("cannot read partition", "dir", dir, "err", err)
-			continue
-		}
-		for _, sub := range subs {
-			sdir := filepath.Join(dir, sub.Name())
-			if sub.IsDir() && isSessionDir(sdir) {
-				s.loadSession(sdir, e.Name())
-			}
-		}
-	}
-	if s.removedT > 0 {
-		s.log.Info("removed stray temporary files", "count", s.removedT)
-	}
-	if s.repaired > 0 {
-		s.log.Info("thought files to rewrite from the journals", "count", s.repaired)
-	}
-	for id, reason := range s.damaged {
-		s.log.Warn("damaged session", "session", id, "problem", reason)
-	}
-	return nil
+// loaded is the result of reading one session directory.
+type loaded struct {
+	sf    *sessionFiles
+	chain *storage.Chain
+	// damage is why the session could not be loaded at all ("" when it was).
+	damage string
 }
 
-func isSessionDir(dir string) bool {
-	for _, name := range []string{"manifest.json", journalName} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *Store) removeSessionTemps(dir string) {
-	s.removedT += removeStrayTemps(dir)
-	if bdirs, err := os.ReadDir(filepath.Join(dir, "branches")); err == nil {
-		for _, b := range bdirs {
-			if b.IsDir() {
-				s.removedT += removeStrayTemps(filepath.Join(dir, "branches", b.Name()))
-			}
-		}
-	}
-}
-
-// loadSession reads one session directory into a chain.
-func (s *Store) loadSession(dir, partition string) {
+// loadSession reads one session directory into a chain. When no other
+// process holds the session's lock it takes it for the load, removes stray
+// temporary files, cuts a torn last journal line and schedules the rewrite
+// of every file the journal knows better than the disk; otherwise the
+// session is only read: its owner is writing it. A session that cannot be
+// read while another process owns it is skipped (skip true): it is being
+// created or written and is read again later.
+func (s *Store) loadSession(dir, partition string) (l loaded, skip bool) {
 	id := filepath.Base(dir)
-	s.removeSessionTemps(dir)
+	sf := newSessionFiles(id, dir, partition, s.wake, s.durability)
+	owned, err := sf.lock.acquire(0)
+	if err != nil {
+		s.log.Warn("cannot lock session", "session", id, "err", err)
+	}
+	sf.owned = owned
+	if owned {
+		s.removeSessionTemps(dir)
+	}
 	var m manifest
 	merr := readJSON(filepath.Join(dir, "manifest.json"), &m)
-	records, jerr := readJournal(dir)
-	sf := newSessionFiles(id, dir, partition, s.wake)
+	tail, jerr := readJournalFrom(dir, 0)
+	fail := func(reason string) (loaded, bool) {
+		if owned {
+			_ = sf.lock.release()
+		}
+		return loaded{damage: reason}, !owned
+	}
 	var chain *storage.Chain
 	switch {
 	case errors.Is(jerr, errNoJournal):
 		if merr != nil {
-			s.damaged[id] = manifestProblem(dir, merr)
-			return
+			return fail(manifestProblem(dir, merr) + " and there is no journal")
 		}
 		chain = s.loadFromFiles(sf, m)
+	case jerr != nil:
+		return fail("Journal unreadable: " + jerr.Error())
 	default:
-		chain = s.replay(sf, records, m, merr)
-		if chain == nil {
-			s.damaged[id] = "journal has no session record and " + manifestProblem(dir, merr)
-			return
+		if tail.torn > 0 && tail.corrupt == nil && owned {
+			s.dropTorn(sf, tail.consumed, tail.torn)
 		}
-		if jerr != nil {
-			sf.loadErrors = append(sf.loadErrors, "Journal damaged: "+jerr.Error()+"; thoughts recorded after it may be missing")
+		materialized := 0
+		if merr == nil {
+			materialized = m.JournalSeq
+		}
+		chain = s.apply(sf, nil, tail.records, materialized)
+		sf.offset = tail.consumed
+		if chain == nil {
+			if merr != nil {
+				return fail("journal has no session record and " + manifestProblem(dir, merr))
+			}
+			// The session record was lost (torn first write): fall back to the manifest.
+			chain = s.loadFromFiles(sf, m)
+			break
+		}
+		if merr == nil && m.Metadata.LastAccessedAt > chain.Session().LastAccessedAt {
+			// Reads record the access time in memory; it reached the
+			// manifest with a later write.
+			sess := chain.Session()
+			sess.LastAccessedAt = m.Metadata.LastAccessedAt
+			chain.SetMetadata(sess)
+		}
+		sess := chain.Session()
+		sf.setMeta(&sess)
+		if merr != nil || m.JournalSeq != sf.seq {
+			sf.manifestDirty = true
+		}
+		if tail.corrupt != nil {
+			sf.problem("Journal damaged: " + tail.corrupt.Error() + "; thoughts recorded after it may be missing")
 			s.salvage(sf, chain, m)
 		}
 	}
-	s.files[id] = sf
-	s.reg.Add(chain)
-	if len(sf.loadErrors) > 0 {
-		s.damaged[id] = strings.Join(sf.loadErrors, "; ")
+	sf.chain = chain
+	if owned {
+		s.verify(sf)
+		if !sf.hasWork() {
+			// Nothing to repair: leave the session to whoever opens it.
+			s.disown(sf)
+		}
 	}
+	return loaded{sf: sf, chain: chain}, false
+}
+
+// dropTorn cuts the torn last line of an owned session's journal and
+// reports it: the append never completed, so its change was never
+// acknowledged.
+func (s *Store) dropTorn(sf *sessionFiles, complete int64, torn int) {
+	if err := dropTornTail(sf.dir, complete); err != nil {
+		s.log.Warn("cannot cut the torn last line of the journal", "session", sf.id, "err", err)
+		return
+	}
+	s.log.Warn("dropped the torn last line of the journal: a write that never completed, never acknowledged",
+		"session", sf.id, "bytes", torn)
+	s.mu.Lock()
+	s.tornDropped++
+	s.mu.Unlock()
 }
 
 func manifestProblem(dir string, err error) string {
@@ -115,69 +124,28 @@ func manifestProblem(dir string, err error) string {
 	return "Manifest unreadable: " + err.Error()
 }
 
-// replay rebuilds a session from its journal, then schedules the rewrite of
-// every file the journal knows better than the disk.
-func (s *Store) replay(sf *sessionFiles, records []record, m manifest, merr error) *storage.Chain {
-	var chain *storage.Chain
-	check := map[string]bool{}
-	for _, r := range records {
-		sf.seq = r.Seq
-		switch r.Op {
-		case opSession:
-			sess := *r.Session
-			sess.PartitionPath = sf.partition
-			chain = storage.NewChain(sess, sf, s.now)
-			sf.setMeta(&sess)
-		case opMeta:
-			if chain != nil {
-				chain.SetMetadata(*r.Session)
-				sf.setMeta(r.Session)
-			}
-		case opAdd:
-			if chain == nil || r.Node == nil {
-				continue
-			}
-			chain.Load(*r.Node)
-			bid := ""
-			if r.Node.BranchID != nil {
-				bid = *r.Node.BranchID
-			}
-			sf.files.add(bid, filepath.Base(r.File))
-			if merr != nil || r.Seq > m.JournalSeq {
-				check[r.Node.ID] = true
-				if r.Node.Prev != nil {
-					check[*r.Node.Prev] = true
-				}
-			}
-		case opRewrite:
-			if chain != nil && r.Node != nil {
-				chain.Reload(*r.Node)
-				if merr != nil || r.Seq > m.JournalSeq {
-					check[r.Node.ID] = true
-				}
+// verify schedules the rewrite of every unverified node whose file does not
+// hold what memory holds. Only the session's owner calls it.
+func (s *Store) verify(sf *sessionFiles) {
+	sf.mu.Lock()
+	ids := sf.unverified
+	sf.unverified = map[string]bool{}
+	sf.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	queued := 0
+	sf.chain.Freeze(func(order []storage.Node) {
+		for _, n := range order {
+			if ids[n.ID] && !fileMatches(filepath.Join(sf.dir, nodeRelPath(&n)), n) {
+				sf.queue(n)
+				queued++
 			}
 		}
-	}
-	if chain == nil {
-		if merr != nil {
-			return nil
-		}
-		// The session record was lost (torn first write): fall back to the manifest.
-		chain = s.loadFromFiles(sf, m)
-		return chain
-	}
-	sess := chain.Session()
-	sf.setMeta(&sess)
-	if merr != nil || m.JournalSeq != sf.seq {
-		sf.manifestDirty = true
-	}
-	for _, n := range chain.CreationOrder() {
-		if check[n.ID] && !fileMatches(filepath.Join(sf.dir, nodeRelPath(&n)), n) {
-			sf.queue(n)
-			s.repaired++
-		}
-	}
-	return chain
+	})
+	s.mu.Lock()
+	s.repaired += queued
+	s.mu.Unlock()
 }
 
 // fileMatches reports whether the file at path holds exactly node n.
@@ -192,8 +160,9 @@ func fileMatches(path string, n storage.Node) bool {
 
 // loadFromFiles loads a session that has no journal (written by the original
 // server, or by a build without journals) from its manifest and thought
-// files. A clean session gets a journal, so later starts replay it; a damaged
-// one keeps its problems visible to the integrity check.
+// files. A clean session gets a journal when this process owns it, so later
+// starts replay it; a damaged one keeps its problems visible to the
+// integrity check.
 func (s *Store) loadFromFiles(sf *sessionFiles, m manifest) *storage.Chain {
 	sess := storage.Session{ID: sf.id, Title: m.Metadata.Title, Description: m.Metadata.Description, Tags: m.Metadata.Tags,
 		PartitionPath: sf.partition, CreatedAt: m.Metadata.CreatedAt, UpdatedAt: m.Metadata.UpdatedAt,
@@ -205,25 +174,25 @@ func (s *Store) loadFromFiles(sf *sessionFiles, m manifest) *storage.Chain {
 		sess.LastAccessedAt = sess.CreatedAt
 	}
 	if m.ID != "" && m.ID != sf.id {
-		sf.loadErrors = append(sf.loadErrors, fmt.Sprintf("Manifest id %s does not match directory %s", m.ID, sf.id))
+		sf.problem(fmt.Sprintf("Manifest id %s does not match directory %s", m.ID, sf.id))
 	}
 	chain := storage.NewChain(sess, sf, s.now)
-	var loaded []storage.Node
+	var loadedNodes []storage.Node
 	for _, rel := range manifestFiles(m) {
 		if n, ok := s.loadFile(sf, rel); ok {
 			chain.Load(n)
-			loaded = append(loaded, n)
+			loadedNodes = append(loadedNodes, n)
 		}
 	}
 	sf.setMeta(&sess)
-	if len(sf.loadErrors) > 0 {
+	if len(sf.problems()) > 0 || !sf.owned {
 		return chain
 	}
 	if _, err := os.Stat(filepath.Join(sf.dir, journalName)); err != nil {
 		sf.mu.Lock()
 		err := sf.journal(record{Op: opSession, Session: &sess})
-		for i := 0; err == nil && i < len(loaded); i++ {
-			n := loaded[i]
+		for i := 0; err == nil && i < len(loadedNodes); i++ {
+			n := loadedNodes[i]
 			n.Next = []string{}
 			err = sf.journal(record{Op: opAdd, File: nodeRelPath(&n), Node: &n})
 		}
@@ -245,21 +214,21 @@ func (s *Store) loadFromFiles(sf *sessionFiles, m manifest) *storage.Chain {
 // the session's file set; problems are remembered as load errors.
 func (s *Store) loadFile(sf *sessionFiles, rel string) (storage.Node, bool) {
 	bid := ""
-	if strings.HasPrefix(rel, "branches/") {
-		bid = strings.TrimPrefix(filepath.Dir(rel), "branches/")
+	if after, ok := strings.CutPrefix(rel, "branches/"); ok {
+		bid = filepath.Dir(after)
 	}
 	sf.files.add(bid, filepath.Base(rel))
 	var n storage.Node
 	if err := readJSON(filepath.Join(sf.dir, rel), &n); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			sf.loadErrors = append(sf.loadErrors, "Missing thought file: "+rel)
+			sf.problem("Missing thought file: " + rel)
 		} else {
-			sf.loadErrors = append(sf.loadErrors, "Unreadable thought file: "+rel+" ("+err.Error()+")")
+			sf.problem("Unreadable thought file: " + rel + " (" + err.Error() + ")")
 		}
 		return n, false
 	}
 	if !strings.HasPrefix(n.ID, sf.id+":") {
-		sf.loadErrors = append(sf.loadErrors, "Thought file "+rel+" belongs to another session ("+n.ID+")")
+		sf.problem("Thought file " + rel + " belongs to another session (" + n.ID + ")")
 		return n, false
 	}
 	if n.Next == nil {

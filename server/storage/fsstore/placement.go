@@ -22,7 +22,7 @@ func spreadSessions(partitionDir string) {
 	if _, done := prepared.Load(partitionDir); done {
 		return
 	}
-	if os.MkdirAll(partitionDir, 0o755) == nil {
+	if os.MkdirAll(partitionDir, 0o700) == nil {
 		spreadSubdirs(partitionDir)
 		prepared.Store(partitionDir, true)
 	}

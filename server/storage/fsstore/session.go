@@ -2,8 +2,10 @@ package fsstore
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 
@@ -14,11 +16,19 @@ import (
 // chain calls it with the chain's lock held, and a change is acknowledged as
 // soon as its journal record is written. The thought files and the manifest
 // are written later by materialize, from snapshots kept in pending.
+//
+// Only the process holding the session's lock (see own.go) appends to the
+// journal or writes the session's files; other processes read them.
 type sessionFiles struct {
 	id        string
 	dir       string
 	partition string
 	wake      func()
+	lock      *sessionLock
+	// durability and commit make acknowledged changes durable (commit is
+	// used with DurabilityBatch only).
+	durability Durability
+	commit     *groupCommit
 
 	mu            sync.Mutex
 	files         *fileSet
@@ -27,10 +37,27 @@ type sessionFiles struct {
 	seq           int
 	pending       map[string]pendingFile
 	loadErrors    []string
+	// owned is true while this process holds the session's lock.
+	owned bool
+	// unverified are the nodes whose files may lag behind the journal: the
+	// records were written by another process, which may have died before
+	// writing the files. They are checked when this process takes over.
+	unverified map[string]bool
 
 	// writeMu serialises materialize, so files are written in the order
 	// their snapshots were taken.
 	writeMu sync.Mutex
+
+	// ownMu serialises taking and giving up the lock; holders counts the
+	// Opens (and the Create) of this process not yet released.
+	ownMu   sync.Mutex
+	holders int
+
+	// tailMu serialises reading the journal of a session this process does
+	// not own into memory; offset is how much of it is in memory.
+	tailMu sync.Mutex
+	offset int64
+	chain  *storage.Chain
 }
 
 // pendingFile is the latest content of a thought file still to be written.
@@ -39,9 +66,32 @@ type pendingFile struct {
 	node storage.Node
 }
 
-func newSessionFiles(id, dir, partition string, wake func()) *sessionFiles {
-	return &sessionFiles{id: id, dir: dir, partition: partition, wake: wake, files: newFileSet(),
-		pending: map[string]pendingFile{}}
+func newSessionFiles(id, dir, partition string, wake func(), durability Durability) *sessionFiles {
+	sf := &sessionFiles{id: id, dir: dir, partition: partition, wake: wake, files: newFileSet(),
+		pending: map[string]pendingFile{}, unverified: map[string]bool{}, lock: newSessionLock(dir), durability: durability}
+	if durability == DurabilityBatch {
+		sf.commit = newGroupCommit(func() error { return syncJournal(sf) })
+	}
+	return sf
+}
+
+// errNotOpen reports a write to a session this process does not hold the
+// lock of; it would race with the process that does.
+var errNotOpen = errors.New("the session is not open for writing in this process")
+
+// fsyncJournal flushes the session's journal to the disk.
+func (sf *sessionFiles) fsyncJournal() error { return fsyncPath(filepath.Join(sf.dir, journalName)) }
+
+// syncJournal is how journals are synced (tests count the calls).
+var syncJournal = (*sessionFiles).fsyncJournal
+
+// WaitDurable returns once every journal line written so far is on disk
+// (DurabilityBatch; the other modes have nothing to wait for).
+func (sf *sessionFiles) WaitDurable() error {
+	if sf.commit == nil {
+		return nil
+	}
+	return sf.commit.wait()
 }
 
 func nodeRelPath(n *storage.Node) string {
@@ -52,13 +102,25 @@ func nodeRelPath(n *storage.Node) string {
 	return relPath(bid, n.Data.ThoughtNumber)
 }
 
-// journal appends a record with the next sequence number. Caller holds mu.
+// journal appends a record with the next sequence number. Caller holds mu
+// and the session's lock.
 func (sf *sessionFiles) journal(r record) error {
+	if !sf.owned {
+		return errNotOpen
+	}
 	r.Seq = sf.seq + 1
 	if err := appendRecord(sf.dir, r); err != nil {
 		return err
 	}
 	sf.seq++
+	switch sf.durability {
+	case DurabilityAlways:
+		if err := syncJournal(sf); err != nil {
+			return fmt.Errorf("the journal could not be synced to disk: %w", err)
+		}
+	case DurabilityBatch:
+		sf.commit.wrote(sf.seq)
+	}
 	return nil
 }
 
@@ -95,19 +157,6 @@ func (sf *sessionFiles) Rewrite(_ *storage.Session, n *storage.Node) error {
 		return err
 	}
 	sf.pending[n.ID] = pendingFile{rel, n.Clone()}
-	sf.wake()
-	return nil
-}
-
-// Update journals changed session metadata.
-func (sf *sessionFiles) Update(s *storage.Session) error {
-	sf.mu.Lock()
-	defer sf.mu.Unlock()
-	if err := sf.journal(record{Op: opMeta, Session: s}); err != nil {
-		return err
-	}
-	sf.setMeta(s)
-	sf.manifestDirty = true
 	sf.wake()
 	return nil
 }
@@ -174,38 +223,70 @@ func (sf *sessionFiles) queue(n storage.Node) {
 	sf.mu.Unlock()
 }
 
-// check reports the state of the session's files after materialising
-// everything pending: the manifest must parse and every thought file exist.
+// problem records a load problem once.
+func (sf *sessionFiles) problem(msg string) {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	if !slices.Contains(sf.loadErrors, msg) {
+		sf.loadErrors = append(sf.loadErrors, msg)
+	}
+}
+
+// problems returns the load problems recorded so far.
+func (sf *sessionFiles) problems() []string {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	return slices.Clone(sf.loadErrors)
+}
+
+// check reports the state of the session's files: the manifest must parse
+// and every thought file exist. A file still waiting in pending is not
+// missing: memory holds it and the background writer will write it. The
+// check holds writeMu, so no batch is half written while it looks.
 func (sf *sessionFiles) check() storage.Integrity {
+	sf.writeMu.Lock()
+	defer sf.writeMu.Unlock()
 	res := storage.ValidIntegrity()
+	add := func(msg string) {
+		if !slices.Contains(res.Errors, msg) {
+			res.Errors = append(res.Errors, msg)
+		}
+	}
 	mpath := filepath.Join(sf.dir, "manifest.json")
 	var m manifest
 	if _, err := os.Stat(mpath); err != nil {
 		res.ManifestExists, res.ManifestValid = false, false
-		res.Errors = append(res.Errors, "Manifest not found: "+mpath)
+		add("Manifest not found: " + mpath)
 	} else if err := readJSON(mpath, &m); err != nil {
 		res.ManifestValid = false
-		res.Errors = append(res.Errors, "Manifest unreadable: "+err.Error())
+		add("Manifest unreadable: " + err.Error())
 	}
 	sf.mu.Lock()
 	main, branches := sf.files.lists()
-	loadErrors := append([]string{}, sf.loadErrors...)
+	waiting := make(map[string]bool, len(sf.pending))
+	for _, p := range sf.pending {
+		waiting[p.rel] = true
+	}
+	loadErrors := slices.Clone(sf.loadErrors)
 	sf.mu.Unlock()
 	for _, name := range main {
-		if _, err := os.Stat(filepath.Join(sf.dir, name)); err != nil {
+		if _, err := os.Stat(filepath.Join(sf.dir, name)); err != nil && !waiting[name] {
 			res.MissingThoughtFiles = append(res.MissingThoughtFiles, name)
-			res.Errors = append(res.Errors, "Missing thought file: "+name)
+			add("Missing thought file: " + name)
 		}
 	}
 	for _, bid := range branches.order {
 		for _, name := range branches.files[bid] {
-			if _, err := os.Stat(filepath.Join(sf.dir, "branches", bid, name)); err != nil {
+			rel := "branches/" + bid + "/" + name
+			if _, err := os.Stat(filepath.Join(sf.dir, rel)); err != nil && !waiting[rel] {
 				res.MissingBranchFiles[bid] = append(res.MissingBranchFiles[bid], name)
-				res.Errors = append(res.Errors, "Missing branch thought file: "+bid+"/"+name)
+				add("Missing branch thought file: " + bid + "/" + name)
 			}
 		}
 	}
-	res.Errors = append(res.Errors, loadErrors...)
+	for _, e := range loadErrors {
+		add(e)
+	}
 	res.Valid = len(res.Errors) == 0
 	return res
 }

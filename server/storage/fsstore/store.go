@@ -39,16 +39,23 @@ type Store struct {
 	now         func() time.Time
 	log         *slog.Logger
 	flushEvery  time.Duration
+	durability  Durability
+	lockWait    time.Duration
 
-	mu       sync.Mutex
-	files    map[string]*sessionFiles
-	damaged  map[string]string
-	closed   bool
-	wakeup   chan struct{}
-	stop     chan struct{}
-	stopped  chan struct{}
-	removedT int
-	repaired int
+	// loadMu serialises loading sessions from disk (start-up, scans for
+	// sessions other processes created, lookups of unknown ids).
+	loadMu sync.Mutex
+
+	mu          sync.Mutex
+	files       map[string]*sessionFiles
+	damaged     map[string]string
+	closed      bool
+	wakeup      chan struct{}
+	stop        chan struct{}
+	stopped     chan struct{}
+	removedT    int
+	repaired    int
+	tornDropped int
 }
 
 // Option configures a Store.
@@ -91,12 +98,12 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	s.migrateLegacyLayout()
 	s.sessionsDir = filepath.Join(abs, "projects", project, "sessions")
-	if err := os.MkdirAll(s.sessionsDir, 0o755); err != nil {
+	if err := os.MkdirAll(s.sessionsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)
 	}
 	if err := s.ensureConfig(); err != nil {
@@ -125,7 +132,7 @@ func (s *Store) migrateLegacyLayout() {
 	if _, err := os.Stat(target); err == nil {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err == nil {
 		if err := os.Rename(legacy, target); err == nil {
 			s.log.Info("migrated legacy sessions to projects/_default/sessions")
 		}
@@ -150,7 +157,8 @@ func (s *Store) ensureConfig() error {
 // SessionsDir returns the directory holding the project's sessions.
 func (s *Store) SessionsDir() string { return s.sessionsDir }
 
-// Create starts a new session and writes its directory and manifest.
+// Create starts a new session, writes its directory, journal and manifest,
+// and holds it open for writing (see Open).
 func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	now := s.now()
 	ts := storage.FormatTime(now)
@@ -158,7 +166,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	partition := now.Local().Format("2006-01")
 	dir := filepath.Join(s.sessionsDir, partition, id)
 	spreadSessions(filepath.Dir(dir))
-	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o700); err != nil {
 		return nil, err
 	}
 	tags := p.Tags
@@ -167,31 +175,36 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	}
 	sess := storage.Session{ID: id, Title: p.Title, Tags: tags, PartitionPath: partition,
 		CreatedAt: ts, UpdatedAt: ts, LastAccessedAt: ts}
-	sf := newSessionFiles(id, dir, partition, s.wake)
+	sf := newSessionFiles(id, dir, partition, s.wake, s.durability)
+	if ok, err := sf.lock.acquire(0); !ok || err != nil {
+		return nil, fmt.Errorf("cannot lock the new session: %v", err)
+	}
 	sf.mu.Lock()
+	sf.owned = true
 	sf.setMeta(&sess)
 	err := sf.journal(record{Op: opSession, Session: &sess})
 	sf.manifestDirty = true
 	sf.mu.Unlock()
-	if err != nil {
-		return nil, err
+	if err == nil && s.durability != DurabilityOff {
+		// The new directory entries must reach the disk with the journal.
+		err = errors.Join(fsyncPath(dir), fsyncPath(filepath.Dir(dir)), fsyncPath(s.sessionsDir))
 	}
-	if err := sf.materialize(); err != nil {
+	if err == nil {
+		err = sf.materialize()
+	}
+	if err != nil {
+		_ = sf.lock.release()
 		return nil, err
 	}
 	c := storage.NewChain(sess, sf, s.now)
+	sf.chain = c
+	sf.holders = 1
 	s.mu.Lock()
 	s.files[id] = sf
 	s.mu.Unlock()
 	s.reg.Add(c)
 	return c, nil
 }
-
-// Get returns a session by id.
-func (s *Store) Get(id string) (*storage.Chain, error) { return s.reg.Get(id) }
-
-// List returns matching sessions, most recently updated first.
-func (s *Store) List(f storage.Filter) []storage.Session { return s.reg.List(f) }
 
 // Integrity checks the session's manifest and thought files.
 func (s *Store) Integrity(id string) storage.Integrity {
@@ -200,7 +213,13 @@ func (s *Store) Integrity(id string) storage.Integrity {
 	reason, damaged := s.damaged[id]
 	s.mu.Unlock()
 	if sf != nil {
-		return s.checkAndRepair(sf)
+		sf.mu.Lock()
+		owned := sf.owned
+		sf.mu.Unlock()
+		if owned {
+			return s.checkAndRepair(sf)
+		}
+		return s.checkUnowned(sf)
 	}
 	if damaged {
 		res := storage.MissingIntegrity(id)
@@ -209,6 +228,30 @@ func (s *Store) Integrity(id string) storage.Integrity {
 		return res
 	}
 	return storage.MissingIntegrity(id)
+}
+
+// checkUnowned checks a session this process does not have open: it takes
+// the session's lock for the check when no other process holds it. While
+// another process writes the session, its files may lag behind its journal,
+// so only the problems found while reading the session are reported.
+func (s *Store) checkUnowned(sf *sessionFiles) storage.Integrity {
+	sf.ownMu.Lock()
+	defer sf.ownMu.Unlock()
+	if ok, err := sf.lock.acquire(0); ok && err == nil {
+		sf.mu.Lock()
+		sf.owned = true
+		sf.mu.Unlock()
+		s.takeOver(sf)
+		res := s.checkAndRepair(sf)
+		if sf.holders == 0 {
+			s.disown(sf)
+		}
+		return res
+	}
+	res := storage.ValidIntegrity()
+	res.Errors = sf.problems()
+	res.Valid = len(res.Errors) == 0
+	return res
 }
 
 // Damaged lists the sessions found at start-up with problems the journals
@@ -242,15 +285,15 @@ func (s *Store) checkAndRepair(sf *sessionFiles) storage.Integrity {
 	if res.Valid || len(res.MissingThoughtFiles)+len(res.MissingBranchFiles) == 0 {
 		return res
 	}
-	c, err := s.reg.Get(sf.id)
-	if err != nil {
-		return res
-	}
-	for _, n := range c.CreationOrder() {
-		if _, err := os.Stat(filepath.Join(sf.dir, nodeRelPath(&n))); err != nil {
-			sf.queue(n)
+	// The snapshot is taken and queued while no append can run, so it
+	// never replaces a newer pending snapshot with an older one.
+	sf.chain.Freeze(func(order []storage.Node) {
+		for _, n := range order {
+			if _, err := os.Stat(filepath.Join(sf.dir, nodeRelPath(&n))); err != nil {
+				sf.queue(n)
+			}
 		}
-	}
+	})
 	if err := sf.materialize(); err == nil {
 		s.log.Warn("rewrote missing thought files from memory", "session", sf.id)
 	}
@@ -291,7 +334,9 @@ func (s *Store) flushAll() error {
 		}
 		if err := sf.materialize(); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		s.releaseIdle(sf)
 	}
 	return errors.Join(errs...)
 }
@@ -334,5 +379,18 @@ func (s *Store) Close() error {
 		close(s.stop)
 		<-s.stopped
 	}
-	return s.flushAll()
+	err := s.flushAll()
+	s.mu.Lock()
+	all := make([]*sessionFiles, 0, len(s.files))
+	for _, sf := range s.files {
+		all = append(all, sf)
+	}
+	s.mu.Unlock()
+	for _, sf := range all {
+		sf.ownMu.Lock()
+		sf.holders = 0
+		s.disown(sf)
+		sf.ownMu.Unlock()
+	}
+	return err
 }

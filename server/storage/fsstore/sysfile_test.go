@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
+	"github.com/thoughtbox-bench/tbbench/server/tmpfile"
 )
 
 // TestWriteFileAtomic checks the system-call writer: content, mode 0644,
@@ -28,7 +28,7 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("content %q, %v", data, err)
 	}
 	info, err := os.Stat(path)
-	if err != nil || info.Mode().Perm() != 0o644 {
+	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v, %v", info.Mode(), err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
@@ -38,10 +38,10 @@ func TestWriteFileAtomic(t *testing.T) {
 }
 
 // TestCreateTempName checks that temporary names carry the process id the
-// way removeStrayTemps and writerAlive read it.
+// way tmpfile.RemoveStray reads it.
 func TestCreateTempName(t *testing.T) {
 	dir := t.TempDir()
-	fd, name, err := createTemp(dir, "001.json."+strconv.Itoa(os.Getpid())+"-", tmpSuffix)
+	fd, name, err := createTemp(dir, tmpfile.Prefix("001.json"), tmpfile.Suffix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +49,10 @@ func TestCreateTempName(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Base(name)
-	if !strings.HasPrefix(base, "001.json."+strconv.Itoa(os.Getpid())+"-") || !strings.HasSuffix(base, tmpSuffix) {
+	if !strings.HasPrefix(base, tmpfile.Prefix("001.json")) || !strings.HasSuffix(base, tmpfile.Suffix) {
 		t.Fatalf("name %q", base)
 	}
-	if writerAlive(base) {
-		t.Errorf("a temporary file of this process counts as another live writer's")
-	}
-	if n := removeStrayTemps(dir); n != 1 {
+	if n := tmpfile.RemoveStray(dir); n != 1 {
 		t.Errorf("removed %d stray temporary files, want 1", n)
 	}
 }

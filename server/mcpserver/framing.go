@@ -1,0 +1,169 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/thoughtbox-bench/tbbench/server/clip"
+)
+
+// rpcFault is a JSON-RPC error the transport answers itself, before a
+// message reaches mcp-go: JSON-RPC 2.0 framing mcp-go does not enforce, and
+// inputs it would quote in full.
+type rpcFault struct {
+	id   json.RawMessage // nil for null
+	code int
+	msg  string
+}
+
+// envelope is what the framing check reads of a message.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+	Params json.RawMessage `json:"params"`
+}
+
+// method returns the message's method ("" when there is none).
+func (e envelope) method() string {
+	var m string
+	_ = json.Unmarshal(e.Method, &m)
+	return m
+}
+
+// validID reports whether raw is a JSON-RPC id MCP allows: a string or a
+// number (not null).
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return true
+	}
+	return false
+}
+
+// inspect checks one JSON-RPC message (a single message, not a batch, which
+// it leaves to mcp-go) and returns what it read of it, or the error to
+// answer instead of handling it:
+//   - a body that is not JSON: parse error;
+//   - anything but an object (JSON null included): invalid request;
+//   - "id": null or an id that is neither string nor number: invalid
+//     request (JSON-RPC 2.0 answers it with id null; MCP forbids null ids);
+//   - an id without a method, result or error: invalid request, answered
+//     with that id;
+//   - a method name or tools/call tool name too long to quote: not found,
+//     quoting a bounded prefix.
+func inspect(body []byte) (envelope, *rpcFault) {
+	var env envelope
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || !json.Valid(body) {
+		return env, &rpcFault{code: mcp.PARSE_ERROR, msg: "Parse error: the message is not valid JSON"}
+	}
+	if body[0] == '[' {
+		return env, nil
+	}
+	if body[0] != '{' {
+		return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: a JSON-RPC message must be an object"}
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: " + err.Error()}
+	}
+	hasID := env.ID != nil
+	if hasID && !validID(env.ID) {
+		return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: id must be a string or a number (MCP does not allow null)"}
+	}
+	var id json.RawMessage
+	if hasID {
+		id = env.ID
+	}
+	if env.Method == nil {
+		if env.Result != nil || env.Error != nil {
+			return env, nil // a response to a request of the server (sampling)
+		}
+		return env, &rpcFault{id: id, code: mcp.INVALID_REQUEST, msg: "Invalid Request: a request needs a method"}
+	}
+	var method string
+	if json.Unmarshal(env.Method, &method) != nil || method == "" {
+		return env, &rpcFault{id: id, code: mcp.INVALID_REQUEST, msg: "Invalid Request: method must be a non-empty string"}
+	}
+	if len(method) > clip.Max {
+		return env, &rpcFault{id: id, code: mcp.METHOD_NOT_FOUND, msg: "Method " + clip.String(method) + " not found"}
+	}
+	if method == string(mcp.MethodToolsCall) {
+		var p struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(env.Params, &p) == nil && len(p.Name) > clip.Max {
+			return env, &rpcFault{id: id, code: mcp.INVALID_PARAMS, msg: fmt.Sprintf("tool '%s' not found", clip.String(p.Name))}
+		}
+	}
+	return env, nil
+}
+
+// faultJSON renders the JSON-RPC error response of f.
+func faultJSON(f *rpcFault) []byte {
+	id := f.id
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{f.code, f.msg}})
+	return b
+}
+
+// idFromPrefix returns the top-level "id" of a JSON-RPC message of which
+// only a prefix is at hand (a request too large to read), or nil.
+func idFromPrefix(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, ok := key.(string)
+		if !ok {
+			return nil
+		}
+		if k != "id" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil
+			}
+			continue
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch v := v.(type) {
+		case string:
+			b, _ := json.Marshal(v)
+			return b
+		case json.Number:
+			return json.RawMessage(v.String())
+		}
+		return nil
+	}
+}

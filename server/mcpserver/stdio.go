@@ -1,0 +1,89 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// lockedWriter makes every Write to w whole: mcp-go writes each message
+// with one Write, from several goroutines (responses and sampling
+// requests), and the framing layer writes its own errors.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// prefixKeep is how much of a line too long to accept is kept to find its id.
+const prefixKeep = 4096
+
+// filterStdin reads newline-delimited messages from in and passes the
+// well-framed ones, at most max bytes each, to the returned reader. Others
+// are answered on out with a JSON-RPC error and dropped; the stream goes on.
+func filterStdin(in io.Reader, out io.Writer, max int64) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReaderSize(in, 64<<10)
+		for {
+			line, size, err := readLine(br, max)
+			switch {
+			case size > max:
+				f := &rpcFault{id: idFromPrefix(line), code: mcp.INVALID_REQUEST,
+					msg: fmt.Sprintf("Request too large: %d bytes, the limit is %d bytes (THOUGHTBOX_MAX_BODY_BYTES)", size, max)}
+				_, _ = out.Write(append(faultJSON(f), '\n'))
+			case len(bytes.TrimSpace(line)) > 0:
+				if _, f := inspect(line); f != nil {
+					_, _ = out.Write(append(faultJSON(f), '\n'))
+				} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr
+}
+
+// readLine reads one line without its newline. It returns the line's full
+// size; when that is over max, only the first prefixKeep bytes are kept
+// and the rest is skipped.
+func readLine(br *bufio.Reader, max int64) ([]byte, int64, error) {
+	var line []byte
+	var size int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		size += int64(len(chunk))
+		if size <= max+1 {
+			line = append(line, chunk...)
+		} else if len(line) < prefixKeep {
+			line = append(line, chunk[:min(len(chunk), prefixKeep-len(line))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if n := len(line); n > 0 && line[n-1] == '\n' {
+			line = line[:n-1]
+			size--
+		}
+		if size > max && len(line) > prefixKeep {
+			line = line[:prefixKeep]
+		}
+		return line, size, err
+	}
+}

@@ -1,0 +1,130 @@
+package fsstore
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// WithLockWait sets how long Open waits for a session another process has
+// open (default 0: it fails at once with a *storage.BusyError).
+func WithLockWait(d time.Duration) Option { return func(s *Store) { s.lockWait = d } }
+
+// Open returns a session for writing. The first Open of a session in this
+// process takes the session's lock (waiting up to the configured lock wait
+// when another process holds it) and reads what other processes wrote
+// since: from then on this process alone writes the session, until the last
+// Release.
+func (s *Store) Open(id string) (*storage.Chain, error) {
+	sf, c, err := s.find(id)
+	if err != nil {
+		return nil, err
+	}
+	sf.ownMu.Lock()
+	defer sf.ownMu.Unlock()
+	sf.mu.Lock()
+	owned := sf.owned
+	sf.mu.Unlock()
+	if !owned {
+		ok, err := sf.lock.acquire(s.lockWait)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &storage.BusyError{SessionID: id, PID: sf.lock.holder()}
+		}
+		sf.mu.Lock()
+		sf.owned = true
+		sf.mu.Unlock()
+		s.takeOver(sf)
+	}
+	sf.holders++
+	return c, nil
+}
+
+// takeOver brings an owned session up to date with its journal: it reads
+// the records other processes appended, cuts a torn last line (no one else
+// is writing now), removes stray temporary files and schedules the files
+// a dead owner did not write. Caller holds ownMu and the lock.
+func (s *Store) takeOver(sf *sessionFiles) {
+	sf.tailMu.Lock()
+	defer sf.tailMu.Unlock()
+	s.removeSessionTemps(sf.dir)
+	tail, err := readJournalFrom(sf.dir, sf.offset)
+	if err == nil {
+		if tail.torn > 0 && tail.corrupt == nil {
+			s.dropTorn(sf, sf.offset+tail.consumed, tail.torn)
+		}
+		s.apply(sf, sf.chain, tail.records, 0)
+		sf.offset += tail.consumed
+		if tail.corrupt != nil {
+			sf.problem("Journal damaged: " + tail.corrupt.Error() + "; thoughts recorded after it may be missing")
+		}
+	}
+	var m manifest
+	merr := readJSON(filepath.Join(sf.dir, "manifest.json"), &m)
+	sf.mu.Lock()
+	if merr != nil || m.JournalSeq != sf.seq {
+		sf.manifestDirty = true
+	}
+	sf.mu.Unlock()
+	s.verify(sf)
+	s.mu.Lock()
+	s.noteDamageLocked(sf)
+	s.mu.Unlock()
+}
+
+// Release ends one Open. After the last one the session's files are
+// written and its lock is given up, so another process can open it.
+func (s *Store) Release(id string) {
+	sf := s.filesOf(id)
+	if sf == nil {
+		return
+	}
+	sf.ownMu.Lock()
+	defer sf.ownMu.Unlock()
+	if sf.holders == 0 {
+		return
+	}
+	sf.holders--
+	if sf.holders == 0 {
+		s.disown(sf)
+	}
+}
+
+// releaseIdle gives up the lock of a session no connection has open any
+// more once everything is written (sessions locked at start-up for a
+// repair).
+func (s *Store) releaseIdle(sf *sessionFiles) {
+	sf.ownMu.Lock()
+	defer sf.ownMu.Unlock()
+	if sf.holders == 0 {
+		s.disown(sf)
+	}
+}
+
+// disown writes what is pending and gives up the lock. When the files
+// cannot be written the lock is kept (the background writer retries).
+// Caller holds ownMu, or is the only one who can see sf.
+func (s *Store) disown(sf *sessionFiles) {
+	sf.mu.Lock()
+	owned := sf.owned
+	sf.mu.Unlock()
+	if !owned {
+		return
+	}
+	if err := sf.materialize(); err != nil {
+		s.log.Warn("writing session files failed; keeping the session locked and retrying", "session", sf.id, "err", err)
+		return
+	}
+	sf.tailMu.Lock()
+	sf.offset = journalSize(sf.dir)
+	sf.tailMu.Unlock()
+	sf.mu.Lock()
+	sf.owned = false
+	sf.mu.Unlock()
+	if err := sf.lock.release(); err != nil {
+		s.log.Warn("cannot unlock session", "session", sf.id, "err", err)
+	}
+}

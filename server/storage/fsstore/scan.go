@@ -1,0 +1,271 @@
+package fsstore
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// loadAll loads every session of the project at start-up and reports what
+// it found.
+func (s *Store) loadAll() error {
+	if _, err := os.ReadDir(s.sessionsDir); err != nil {
+		return err
+	}
+	s.removedT += removeStrayTemps(s.sessionsDir)
+	s.scan(true)
+	if s.removedT > 0 {
+		s.log.Info("removed stray temporary files", "count", s.removedT)
+	}
+	if s.repaired > 0 {
+		s.log.Info("thought files to rewrite from the journals", "count", s.repaired)
+	}
+	for id, reason := range s.damaged {
+		s.log.Warn("damaged session", "session", id, "problem", reason)
+	}
+	return nil
+}
+
+// scan walks the project's sessions directory, partitioned or not, and
+// loads every session this store does not know yet: at start-up all of
+// them, later the ones other processes created. startup also removes stray
+// temporary files of the partitions.
+func (s *Store) scan(startup bool) {
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	entries, err := os.ReadDir(s.sessionsDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(s.sessionsDir, e.Name())
+		if isSessionDir(dir) || hasThoughtFiles(dir) {
+			s.loadDir(dir, "")
+			continue
+		}
+		if startup {
+			s.removedT += removeStrayTemps(dir)
+		}
+		subs, err := os.ReadDir(dir)
+		if err != nil {
+			s.log.Warn("cannot read partition", "dir", dir, "err", err)
+			continue
+		}
+		for _, sub := range subs {
+			if sub.IsDir() {
+				s.loadDir(filepath.Join(dir, sub.Name()), e.Name())
+			}
+		}
+	}
+}
+
+// loadDir loads the session in dir unless the store knows it already
+// (loaded, or known to be damaged). A directory with thought files but
+// neither manifest nor journal is reported as damaged. Caller holds loadMu.
+func (s *Store) loadDir(dir, partition string) {
+	id := filepath.Base(dir)
+	s.mu.Lock()
+	_, known := s.files[id]
+	_, bad := s.damaged[id]
+	s.mu.Unlock()
+	if known || bad {
+		return
+	}
+	if !isSessionDir(dir) {
+		if hasThoughtFiles(dir) {
+			s.mu.Lock()
+			s.damaged[id] = "Manifest and journal not found: " + dir + " holds thought files but neither manifest.json nor " + journalName
+			s.mu.Unlock()
+		}
+		return
+	}
+	l, skip := s.loadSession(dir, partition)
+	if skip {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.sf == nil {
+		s.damaged[id] = l.damage
+		return
+	}
+	s.files[id] = l.sf
+	s.reg.Add(l.chain)
+	s.noteDamageLocked(l.sf)
+}
+
+// noteDamageLocked records the session's load problems as damage. Caller
+// holds s.mu.
+func (s *Store) noteDamageLocked(sf *sessionFiles) {
+	if p := sf.problems(); len(p) > 0 {
+		s.damaged[sf.id] = strings.Join(p, "; ")
+	}
+}
+
+func isSessionDir(dir string) bool {
+	for _, name := range []string{"manifest.json", journalName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// thoughtFilePattern matches the name of a thought file.
+var thoughtFilePattern = regexp.MustCompile(`^[0-9]{3,}\.json$`)
+
+// hasThoughtFiles reports whether dir holds thought files directly or in
+// branches/: it is a session directory even without manifest and journal.
+func hasThoughtFiles(dir string) bool {
+	has := func(d string) bool {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return false
+		}
+		for _, e := range entries {
+			if !e.IsDir() && thoughtFilePattern.MatchString(e.Name()) {
+				return true
+			}
+		}
+		return false
+	}
+	if has(dir) {
+		return true
+	}
+	branches, err := os.ReadDir(filepath.Join(dir, "branches"))
+	if err != nil {
+		return false
+	}
+	for _, b := range branches {
+		if b.IsDir() && has(filepath.Join(dir, "branches", b.Name())) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Store) removeSessionTemps(dir string) {
+	n := removeStrayTemps(dir)
+	if bdirs, err := os.ReadDir(filepath.Join(dir, "branches")); err == nil {
+		for _, b := range bdirs {
+			if b.IsDir() {
+				n += removeStrayTemps(filepath.Join(dir, "branches", b.Name()))
+			}
+		}
+	}
+	s.mu.Lock()
+	s.removedT += n
+	s.mu.Unlock()
+}
+
+// sessionIDPattern is what a session directory name may look like; other
+// ids are never looked up on disk.
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+
+// discover looks for a session this store does not know, which another
+// process may have created since the start, and loads it.
+func (s *Store) discover(id string) *sessionFiles {
+	if !sessionIDPattern.MatchString(id) {
+		return nil
+	}
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
+	if sf := s.filesOf(id); sf != nil {
+		return sf
+	}
+	candidates, _ := filepath.Glob(filepath.Join(s.sessionsDir, "*", id))
+	for _, dir := range append([]string{filepath.Join(s.sessionsDir, id)}, candidates...) {
+		if !isSessionDir(dir) {
+			continue
+		}
+		partition := filepath.Base(filepath.Dir(dir))
+		if filepath.Dir(dir) == s.sessionsDir {
+			partition = ""
+		}
+		s.loadDir(dir, partition)
+		if sf := s.filesOf(id); sf != nil {
+			return sf
+		}
+	}
+	return nil
+}
+
+func (s *Store) filesOf(id string) *sessionFiles {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.files[id]
+}
+
+// find returns a session's files and chain, loading it when another process
+// created it since the start.
+func (s *Store) find(id string) (*sessionFiles, *storage.Chain, error) {
+	sf := s.filesOf(id)
+	if sf == nil {
+		sf = s.discover(id)
+	}
+	if sf == nil {
+		return nil, nil, storage.NotFound(id)
+	}
+	return sf, sf.chain, nil
+}
+
+// refresh reads what another process appended to the journal of a session
+// this process does not own.
+func (s *Store) refresh(sf *sessionFiles) {
+	sf.mu.Lock()
+	owned := sf.owned
+	sf.mu.Unlock()
+	if owned {
+		return
+	}
+	sf.tailMu.Lock()
+	defer sf.tailMu.Unlock()
+	if sf.chain == nil || journalSize(sf.dir) <= sf.offset {
+		return
+	}
+	tail, err := readJournalFrom(sf.dir, sf.offset)
+	if err != nil {
+		return
+	}
+	s.apply(sf, sf.chain, tail.records, 0)
+	sf.offset += tail.consumed
+	if tail.corrupt != nil {
+		sf.problem("Journal damaged: " + tail.corrupt.Error() + "; thoughts recorded after it may be missing")
+	}
+	s.mu.Lock()
+	s.noteDamageLocked(sf)
+	s.mu.Unlock()
+}
+
+// Get returns a session by id, with what other processes appended to it
+// since it was last read.
+func (s *Store) Get(id string) (*storage.Chain, error) {
+	sf, c, err := s.find(id)
+	if err != nil {
+		return nil, err
+	}
+	s.refresh(sf)
+	return c, nil
+}
+
+// List returns matching sessions, most recently updated first, including
+// the sessions other processes created or changed since the start.
+func (s *Store) List(f storage.Filter) []storage.Session {
+	s.scan(false)
+	s.mu.Lock()
+	all := make([]*sessionFiles, 0, len(s.files))
+	for _, sf := range s.files {
+		all = append(all, sf)
+	}
+	s.mu.Unlock()
+	for _, sf := range all {
+		s.refresh(sf)
+	}
+	return s.reg.List(f)
+}

@@ -1,0 +1,111 @@
+package fsstore_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
+)
+
+// TestTwoStoresOneSession runs two stores on one data directory (flock
+// locks conflict between open files even within a process): a session the
+// first created is visible to the second, which cannot open it while the
+// first has it open, and reads what the first appended.
+func TestTwoStoresOneSession(t *testing.T) {
+	base := t.TempDir()
+	a := open(t, base)
+	defer a.Close()
+	b := open(t, base)
+	defer b.Close()
+	c, err := a.Create(storage.CreateParams{Title: "shared"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Append(storage.Entry{Thought: "one"})
+	if got := b.List(storage.Filter{}); len(got) != 1 || got[0].ID != c.ID() {
+		t.Fatalf("b lists %v", got)
+	}
+	var busy *storage.BusyError
+	if _, err := b.Open(c.ID()); !errors.As(err, &busy) || busy.PID != os.Getpid() {
+		t.Fatalf("b opened a session a has open: %v", err)
+	}
+	c.Append(storage.Entry{Thought: "two"})
+	cb, err := b.Get(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, total := cb.Len(); total != 2 {
+		t.Errorf("b reads %d thoughts, a appended 2", total)
+	}
+	a.Release(c.ID())
+	cb, err = b.Open(c.ID())
+	if err != nil {
+		t.Fatalf("b cannot open the session a released: %v", err)
+	}
+	added, err := cb.Append(storage.Entry{Thought: "three"})
+	if err != nil || added.Node.Data.ThoughtNumber != 3 {
+		t.Fatalf("b's append: %+v %v", added.Node.Data, err)
+	}
+	if _, err := a.Open(c.ID()); !errors.As(err, &busy) {
+		t.Fatalf("a opened the session b has open: %v", err)
+	}
+}
+
+// TestOpenWaitsForTheLock configures the second store to wait: it gets the
+// session as soon as the first releases it.
+func TestOpenWaitsForTheLock(t *testing.T) {
+	base := t.TempDir()
+	a := open(t, base)
+	defer a.Close()
+	b, err := fsstore.Open(base, "_default", quiet(), fsstore.WithFlushInterval(0), fsstore.WithLockWait(10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c, _ := a.Create(storage.CreateParams{Title: "shared"})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		a.Release(c.ID())
+	}()
+	start := time.Now()
+	if _, err := b.Open(c.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < 150*time.Millisecond {
+		t.Errorf("b did not wait (%v)", waited)
+	}
+}
+
+// TestConflictingJournalRecordsAreDamage writes a journal the way two
+// servers without locks did: two records with one sequence number, for two
+// different thoughts 2. The start-up reports the session as damaged instead
+// of keeping one and dropping the other silently.
+func TestConflictingJournalRecordsAreDamage(t *testing.T) {
+	base := t.TempDir()
+	s := open(t, base)
+	c, _ := s.Create(storage.CreateParams{Title: "twice"})
+	c.Append(storage.Entry{Thought: "one"})
+	c.Append(storage.Entry{Thought: "two on A"})
+	dir, _ := s.SessionDir(c.ID())
+	s.Close()
+	journal := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(journal)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	last := lines[len(lines)-1]
+	dup := strings.Replace(last, "two on A", "two on B", 1)
+	os.WriteFile(journal, []byte(string(data)+dup+"\n"), 0o600)
+	s2 := open(t, base)
+	defer s2.Close()
+	reason := s2.Damaged()[c.ID()]
+	if !strings.Contains(reason, "two servers wrote this session") {
+		t.Fatalf("conflicting records not reported: %q", reason)
+	}
+	if got := s2.Integrity(c.ID()); got.Valid {
+		t.Errorf("integrity of a session with conflicting records is valid")
+	}
+}
