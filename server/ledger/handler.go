@@ -78,22 +78,17 @@ func (h *Handler) Current() *storage.Chain {
 }
 
 // SetCurrent makes c the connection's current reasoning session (nil for
-// none) and releases the previous one in the store. c must have been
-// opened for this connection (Store.Open or Store.Create); the connection
-// keeps it open until it is replaced. load_context and session resume use
-// it; the next thought appends to c, numbered after its highest main-chain
-// thought.
+// none). load_context and session resume use it; the next thought appends
+// to c, numbered after its highest main-chain thought. Each thought opens
+// the session for writing in the store for the time of its append (see
+// Store.Open), so two servers can take turns on one session.
 func (h *Handler) SetCurrent(c *storage.Chain) {
 	h.mu.Lock()
-	old := h.current
 	h.current = c
 	h.mu.Unlock()
-	if old != nil {
-		h.cfg.Store.Release(old.ID())
-	}
 }
 
-// Close ends the connection: its current reasoning session is released.
+// Close ends the connection.
 func (h *Handler) Close() { h.SetCurrent(nil) }
 
 // resolve returns the session named by id, or the current one when id is

@@ -33,8 +33,9 @@ func (e *LoadError) Error() string {
 		"3. Start a new reasoning session: call start_new, then cipher, then thought."
 }
 
-// Load opens the session for writing, checks its integrity and makes it the
-// connection's current reasoning session. It fails with an error wrapping
+// Load opens the session for writing (taking it over from another process
+// that wrote it last), checks its integrity and makes it the connection's
+// current reasoning session. It fails with an error wrapping
 // storage.ErrSessionNotFound for an unknown id, with a *storage.BusyError
 // when another process has the session open, and with a *LoadError for a
 // damaged session.
@@ -48,8 +49,9 @@ func (h *Handler) Load(id string) (*storage.Chain, error) {
 		}
 		return nil, err
 	}
-	if integrity := h.cfg.Store.Integrity(id); !integrity.Valid {
-		h.cfg.Store.Release(id)
+	integrity := h.cfg.Store.Integrity(id)
+	h.cfg.Store.Release(id)
+	if !integrity.Valid {
 		return nil, &LoadError{SessionID: id, Integrity: integrity}
 	}
 	c.Touch()

@@ -112,8 +112,11 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 			return reply.ErrorJSON(failure{Error: "cannot create reasoning session: " + err.Error(), Status: "failed"})
 		}
 		h.SetCurrent(chain)
+	} else if _, err := h.cfg.Store.Open(chain.ID()); err != nil {
+		return reply.ErrorJSON(failure{Error: "the thought could not be stored: " + err.Error(), Status: "failed"})
 	}
 	added, err := chain.Append(entry(a))
+	h.cfg.Store.Release(chain.ID())
 	if err != nil {
 		var rule *storage.RuleError
 		if errors.As(err, &rule) {
@@ -246,6 +249,10 @@ func (h *Handler) critique(ctx context.Context, c *storage.Chain, n storage.Node
 		return nil
 	}
 	cr := storage.Critique{Text: text, Model: model, Timestamp: storage.FormatTime(h.cfg.now())}
+	if _, err := h.cfg.Store.Open(c.ID()); err != nil {
+		return nil
+	}
+	defer h.cfg.Store.Release(c.ID())
 	if err := c.SetCritique(n.ID, cr); err != nil {
 		return nil
 	}

@@ -74,7 +74,7 @@ func DefaultDataDir() string {
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
 	return Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
-		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off",
+		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off", LockWait: 5 * time.Second,
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute}
 }
 
@@ -143,7 +143,7 @@ var Settings = []Setting{
 		}},
 	{"THOUGHTBOX_FSYNC", "fsync", "off", "durability of acknowledged thoughts (fs): off (survives a crash of the process), batch (group commit: fsync before the answer, shared by concurrent writers), always (one fsync per change)",
 		func(c *Config, v string) error { c.Fsync = strings.ToLower(strings.TrimSpace(v)); return nil }},
-	{"THOUGHTBOX_LOCK_WAIT", "lock-wait", "0s", "how long load_context/resume wait for a session another thoughtbox process has open (0s: fail at once naming its pid)",
+	{"THOUGHTBOX_LOCK_WAIT", "lock-wait", "5s", "how long a thought, load_context or resume waits for a session another thoughtbox process is writing before failing with its pid (0s: fail at once)",
 		durationSetting(func(c *Config) *time.Duration { return &c.LockWait })},
 	{"THOUGHTBOX_READ_TIMEOUT", "read-timeout", "10s", "longest time to read one HTTP request's headers and body",
 		durationSetting(func(c *Config) *time.Duration { return &c.ReadTimeout })},

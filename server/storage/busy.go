@@ -21,9 +21,9 @@ func (e *BusyError) Error() string {
 	if e.PID > 0 {
 		who = fmt.Sprintf("another thoughtbox process (pid %d)", e.PID)
 	}
-	return "Session " + e.SessionID + " is open in " + who + ": only one server at a time may write a session. " +
-		"Continue it in that server, end it there (start_new, or a thought with nextThoughtNeeded: false), " +
-		"or set THOUGHTBOX_LOCK_WAIT to wait for it."
+	return "Session " + e.SessionID + " is open in " + who + ", which is writing it: only one server at a time may write a session. " +
+		"Try again once it pauses (it lets go of a session a moment after its last change), " +
+		"or raise THOUGHTBOX_LOCK_WAIT to wait longer."
 }
 
 // Unwrap makes errors.Is(err, ErrSessionBusy) true.

@@ -150,11 +150,11 @@ type Store interface {
 	// ErrSessionNotFound, for reading. A session another process created or
 	// changed since is read from storage first.
 	Get(id string) (*Chain, error)
-	// Open returns the session for writing: the connection that opened it
-	// may append to it until it calls Release. Across processes only one
-	// may have a session open: Open fails with a *BusyError while another
-	// process has it (or waits for it, as the backend is configured). Every
-	// successful Open and Create needs one Release.
+	// Open returns the session for writing: the caller may append to it
+	// until it calls Release. Across processes only one may have a session
+	// open: Open fails with a *BusyError while another process has it (or
+	// waits for it, as the backend is configured). Every successful Open
+	// and Create needs one Release.
 	Open(id string) (*Chain, error)
 	// Release ends one Open (or the Create) of the session.
 	Release(id string)

@@ -11,11 +11,17 @@ import (
 // open (default 0: it fails at once with a *storage.BusyError).
 func WithLockWait(d time.Duration) Option { return func(s *Store) { s.lockWait = d } }
 
-// Open returns a session for writing. The first Open of a session in this
-// process takes the session's lock (waiting up to the configured lock wait
-// when another process holds it) and reads what other processes wrote
-// since: from then on this process alone writes the session, until the last
-// Release.
+// lease is how long a process keeps a session's lock after its last
+// Release: a writer that pauses between thoughts keeps the session without
+// taking the lock again for each one, and another process waits at most
+// this long (plus the writing of the files) for a session nobody writes.
+const lease = 250 * time.Millisecond
+
+// Open returns a session for writing. When this process does not hold the
+// session's lock it takes it (waiting up to the configured lock wait when
+// another process holds it) and reads what other processes wrote since:
+// from then on this process alone writes the session, until the last
+// Release and the lease after it.
 func (s *Store) Open(id string) (*storage.Chain, error) {
 	sf, c, err := s.find(id)
 	if err != nil {
@@ -75,8 +81,9 @@ func (s *Store) takeOver(sf *sessionFiles) {
 	s.mu.Unlock()
 }
 
-// Release ends one Open. After the last one the session's files are
-// written and its lock is given up, so another process can open it.
+// Release ends one Open. A lease after the last one the session's files
+// are written and its lock is given up, so another process can open it
+// (at once when there is no background writer).
 func (s *Store) Release(id string) {
 	sf := s.filesOf(id)
 	if sf == nil {
@@ -88,19 +95,42 @@ func (s *Store) Release(id string) {
 		return
 	}
 	sf.holders--
-	if sf.holders == 0 {
+	if sf.holders > 0 {
+		return
+	}
+	if s.flushEvery <= 0 {
+		s.disown(sf)
+		return
+	}
+	sf.idleSince = time.Now()
+}
+
+// releaseIdle gives up the lock of a session nothing has open and whose
+// lease ran out (or that was locked at start-up for a repair), once
+// everything is written.
+func (s *Store) releaseIdle(sf *sessionFiles) {
+	sf.ownMu.Lock()
+	defer sf.ownMu.Unlock()
+	if sf.holders == 0 && time.Since(sf.idleSince) >= lease {
 		s.disown(sf)
 	}
 }
 
-// releaseIdle gives up the lock of a session no connection has open any
-// more once everything is written (sessions locked at start-up for a
-// repair).
-func (s *Store) releaseIdle(sf *sessionFiles) {
-	sf.ownMu.Lock()
-	defer sf.ownMu.Unlock()
-	if sf.holders == 0 {
-		s.disown(sf)
+// expireLeases releases every session whose lease ran out.
+func (s *Store) expireLeases() {
+	s.mu.Lock()
+	all := make([]*sessionFiles, 0, len(s.files))
+	for _, sf := range s.files {
+		all = append(all, sf)
+	}
+	s.mu.Unlock()
+	for _, sf := range all {
+		sf.mu.Lock()
+		owned := sf.owned
+		sf.mu.Unlock()
+		if owned {
+			s.releaseIdle(sf)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
@@ -50,8 +51,9 @@ type sessionFiles struct {
 
 	// ownMu serialises taking and giving up the lock; holders counts the
 	// Opens (and the Create) of this process not yet released.
-	ownMu   sync.Mutex
-	holders int
+	ownMu     sync.Mutex
+	holders   int
+	idleSince time.Time
 
 	// tailMu serialises reading the journal of a session this process does
 	// not own into memory; offset is how much of it is in memory.

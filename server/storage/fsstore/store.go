@@ -348,12 +348,17 @@ func (s *Store) writeLoop() {
 	defer close(s.stopped)
 	retry := time.NewTicker(5 * time.Second)
 	defer retry.Stop()
+	leases := time.NewTicker(lease / 2)
+	defer leases.Stop()
 	for {
 		select {
 		case <-s.stop:
 			return
 		case <-s.wakeup:
 		case <-retry.C:
+		case <-leases.C:
+			s.expireLeases()
+			continue
 		}
 		select {
 		case <-s.stop:
