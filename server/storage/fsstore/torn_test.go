@@ -91,3 +91,8 @@ func TestTornLastRecordAtEveryOffset(t *testing.T) {
 		s3.Close()
 	}
 }
+
+// fsstoreOpen opens a store with the default background writer, quietly.
+func fsstoreOpen(dir string) (*fsstore.Store, error) {
+	return fsstore.Open(dir, "_default", quiet())
+}
