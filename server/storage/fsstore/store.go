@@ -165,6 +165,10 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	id := uuid.NewString()
 	partition := now.Local().Format("2006-01")
 	dir := filepath.Join(s.sessionsDir, partition, id)
+	// A scan for sessions of other processes must not load this one while it
+	// is being made: it would register a second, unlocked copy of it.
+	s.loadMu.Lock()
+	defer s.loadMu.Unlock()
 	spreadSessions(filepath.Dir(dir))
 	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o700); err != nil {
 		return nil, err

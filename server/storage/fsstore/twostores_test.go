@@ -109,3 +109,55 @@ func TestConflictingJournalRecordsAreDamage(t *testing.T) {
 		t.Errorf("integrity of a session with conflicting records is valid")
 	}
 }
+
+// TestListWhileCreatingKeepsOneCopy lists sessions while others are being
+// created: a list's scan for other processes' sessions must never load a
+// session this store is still making, which would register a second,
+// unlocked copy of it (its next Open then waits for this very process, and
+// the list shows it empty).
+func TestListWhileCreatingKeepsOneCopy(t *testing.T) {
+	s := open(t, t.TempDir())
+	defer s.Close()
+	stop := make(chan struct{})
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				s.List(storage.Filter{})
+			}
+		}
+	}()
+	var ids []string
+	for range 200 {
+		c, err := s.Create(storage.CreateParams{Title: "racing a list"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Append(storage.Entry{Thought: "one", NextThoughtNeeded: true}); err != nil {
+			t.Fatal(err)
+		}
+		s.Release(c.ID())
+		ids = append(ids, c.ID())
+	}
+	close(stop)
+	<-listed
+	for _, id := range ids {
+		c, err := s.Open(id)
+		if err != nil {
+			t.Fatalf("open %s: %v", id, err)
+		}
+		if _, total := c.Len(); total != 1 {
+			t.Errorf("%s holds %d thoughts, want 1", id, total)
+		}
+		s.Release(id)
+	}
+	for _, sess := range s.List(storage.Filter{}) {
+		if sess.ThoughtCount != 1 {
+			t.Errorf("list shows %s with %d thoughts", sess.ID, sess.ThoughtCount)
+		}
+	}
+}
