@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -32,6 +33,22 @@ func requireLinux(t *testing.T) {
 	}
 }
 
+// rusageSelf is this process's CPU time as getrusage(2) reports it: the
+// kernel's own accounting through another interface than /proc.
+func rusageSelf(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// tick is the accounting granularity of /proc/<pid>/stat, with a margin for
+// the two readings not being taken at the same instant.
+const tick = 3 * ClockTick
+
+// TestSelfBusy spins until getrusage says 200 ms more CPU were used (however
+// busy the machine is) and checks that /proc agrees.
 func TestSelfBusy(t *testing.T) {
 	requireLinux(t)
 	a, err := Self()
@@ -41,24 +58,34 @@ func TestSelfBusy(t *testing.T) {
 	if a.RSS < 1<<20 {
 		t.Fatalf("RSS %d bytes, want at least 1 MiB for a Go test binary", a.RSS)
 	}
-	spin(300 * time.Millisecond)
+	r0 := rusageSelf(t)
+	for deadline := time.Now().Add(30 * time.Second); rusageSelf(t)-r0 < 200*time.Millisecond && time.Now().Before(deadline); {
+		spin(10 * time.Millisecond)
+	}
+	r1 := rusageSelf(t)
 	b, err := Self()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if used := b.CPU() - a.CPU(); used < 100*time.Millisecond {
-		t.Fatalf("300 ms of spinning used %v of CPU", used)
+	used, want := b.CPU()-a.CPU(), r1-r0
+	if used < want-tick || used > want+tick+b.At.Sub(a.At)/10 {
+		t.Fatalf("/proc says %v of CPU, getrusage %v", used, want)
 	}
-	if pct := CPUPercent(a, b); pct < 30 {
-		t.Fatalf("CPU%% while spinning = %.0f", pct)
+	if pct, exact := CPUPercent(a, b), 100*used.Seconds()/b.At.Sub(a.At).Seconds(); pct != exact || pct <= 0 {
+		t.Fatalf("CPU%% %.2f, want %.2f", pct, exact)
 	}
 }
 
+// TestChildSleepAndBusy samples a sleeping and a busy child: the sleeper
+// uses next to no CPU, and the busy one's last sample agrees with the CPU
+// time the kernel reports for it once it has exited.
 func TestChildSleepAndBusy(t *testing.T) {
 	requireLinux(t)
 	sleeper := startChild(t, "sleep", "30")
-	busy := startChild(t, "sh", "-c", "while :; do :; done")
-
+	busy := exec.Command("sh", "-c", "while :; do :; done")
+	if err := busy.Start(); err != nil {
+		t.Skip("cannot start sh: ", err)
+	}
 	ss, err := Start(sleeper.Process.Pid, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -67,23 +94,33 @@ func TestChildSleepAndBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(600 * time.Millisecond)
-	if live := bs.Series(); len(live) < 3 {
-		t.Fatalf("%d samples after 600 ms at 50 ms", len(live))
-	}
-	sleepSeries, err := ss.Stop()
-	if err != nil {
-		t.Fatal(err)
+	// Wait until the busy child has had 200 ms of CPU, however long that
+	// takes on a loaded machine.
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if live := bs.Series(); len(live) >= 3 && live[len(live)-1].CPU() >= 200*time.Millisecond {
+			break
+		}
 	}
 	busySeries, err := bs.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
+	last := busySeries[len(busySeries)-1]
+	_ = busy.Process.Kill()
+	_ = busy.Wait()
+	kernel := busy.ProcessState.UserTime() + busy.ProcessState.SystemTime()
+	if last.CPU() < 200*time.Millisecond || last.CPU() > kernel+tick {
+		t.Errorf("the busy child's last sample says %v of CPU, the kernel %v at its exit", last.CPU(), kernel)
+	}
+	if busySeries.MeanCPU() <= 0 {
+		t.Errorf("the busy child's mean CPU is %.1f%%", busySeries.MeanCPU())
+	}
+	sleepSeries, err := ss.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := sleepSeries.MeanCPU(); got > 5 {
 		t.Errorf("sleep used %.1f%% CPU", got)
-	}
-	if got := busySeries.MeanCPU(); got < 25 {
-		t.Errorf("a busy loop used only %.1f%% CPU", got)
 	}
 	if sleepSeries.MaxRSS() <= 0 || busySeries.MaxRSS() <= 0 {
 		t.Error("no RSS")
