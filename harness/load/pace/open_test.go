@@ -238,8 +238,10 @@ func TestOpenRealClock(t *testing.T) {
 	if res.Arrivals() != 200 {
 		t.Fatalf("%d arrivals, want exactly 200", res.Arrivals())
 	}
-	if res.Started < 180 {
-		t.Fatalf("only %d of 200 arrivals started (%d dropped)", res.Started, res.Dropped)
+	// How many start depends on how busy the machine is (the rest are
+	// dropped and counted); the rate itself is a benchmark's business.
+	if res.Started == 0 {
+		t.Fatalf("no arrival started (%d dropped)", res.Dropped)
 	}
 	if res.Completed != res.Started || res.Lag.TotalCount() != int64(res.Started) {
 		t.Fatalf("result %+v", res)
