@@ -36,7 +36,14 @@ func requirePass(t *testing.T, rep conform.Report) {
 	}
 }
 
-// TestOtherTargets runs the suite against the reference server as a
+// otherTargetSuites are the suites run against the other kinds of target:
+// the ledger's golden sequences, the session toolhost and durability (which
+// restarts, kills and starts second processes of command targets). The
+// embedded cells run everything; these runs check how the harness reaches
+// a server, not the server again.
+const otherTargetSuites = "@ledger,@sessions,@durability,@transport"
+
+// TestOtherTargets runs the suites against the reference server as a
 // program, the way other implementations are tested: by command over stdio,
 // by command over HTTP on a {port}, and by URL.
 func TestOtherTargets(t *testing.T) {
@@ -49,7 +56,7 @@ func TestOtherTargets(t *testing.T) {
 			Env: []string{"THOUGHTBOX_DATA_DIR=" + filepath.Join(data, "http"), "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=2s"}},
 	}
 	for name, o := range cases {
-		t.Run(name, func(t *testing.T) { requirePass(t, runAgainst(t, o)) })
+		t.Run(name, func(t *testing.T) { requirePass(t, runTagged(t, o, otherTargetSuites)) })
 	}
 	t.Run("url", func(t *testing.T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -75,7 +82,7 @@ func TestOtherTargets(t *testing.T) {
 				t.Fatal("server did not start")
 			}
 		}
-		requirePass(t, runAgainst(t, targetspec.Spec{URL: base + "/mcp", ExportDir: filepath.Join(dir, "exports")}))
+		requirePass(t, runTagged(t, targetspec.Spec{URL: base + "/mcp", ExportDir: filepath.Join(dir, "exports")}, otherTargetSuites))
 	})
 }
 
