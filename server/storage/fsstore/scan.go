@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
@@ -257,6 +258,9 @@ func (s *Store) Get(id string) (*storage.Chain, error) {
 // List returns matching sessions, most recently updated first, including
 // the sessions other processes created or changed since the start.
 func (s *Store) List(f storage.Filter) []storage.Session {
+	if !s.rescanDue() {
+		return s.reg.List(f)
+	}
 	s.scan(false)
 	s.mu.Lock()
 	all := make([]*sessionFiles, 0, len(s.files))
@@ -268,4 +272,21 @@ func (s *Store) List(f storage.Filter) []storage.Session {
 		s.refresh(sf)
 	}
 	return s.reg.List(f)
+}
+
+// rescanEvery bounds how often List looks on disk for the sessions other
+// processes created or changed: each look reads every partition directory
+// and every session's journal size, which with thousands of sessions costs
+// far more than the list itself.
+const rescanEvery = time.Second
+
+// rescanDue reports whether List should look on disk now.
+func (s *Store) rescanDue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := time.Now(); s.lastRescan.IsZero() || now.Sub(s.lastRescan) >= rescanEvery {
+		s.lastRescan = now
+		return true
+	}
+	return false
 }

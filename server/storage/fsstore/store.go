@@ -45,6 +45,8 @@ type Store struct {
 	// loadMu serialises loading sessions from disk (start-up, scans for
 	// sessions other processes created, lookups of unknown ids).
 	loadMu sync.Mutex
+	// lastRescan is when List last looked on disk (under mu).
+	lastRescan time.Time
 
 	mu          sync.Mutex
 	files       map[string]*sessionFiles
