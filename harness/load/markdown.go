@@ -40,6 +40,7 @@ func (r *Report) Markdown() string {
 				s.ThoughtP99Ms, s.Calls, s.Errors, s.Dropped, s.Acknowledged, s.Lost, cpu, rss)
 		}
 	}
+	r.opTable(&b)
 	if len(r.Comparisons) > 0 {
 		b.WriteString("\n## Comparisons (ratio of A to B per paired round, median [95 % CI])\n\n| Metric | A | B | A / B |\n|---|---|---|---|\n")
 		for _, c := range r.Comparisons {
@@ -54,9 +55,9 @@ func (r *Report) Markdown() string {
 		}
 	}
 	if len(r.LongSessions) > 0 {
-		b.WriteString("\n## Long session\n\n| Target | thoughts | first median ms | last median ms | last / first | 10th ms | last ms |\n|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Long session\n\n| Target | thoughts | first median ms | last median ms | last / first | 10th ms | last ms | closing thought (exports) ms |\n|---|---|---|---|---|---|---|---|\n")
 		for _, l := range r.LongSessions {
-			fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f |\n", l.Label, l.Thoughts, l.FirstMs, l.LastMs, l.Ratio, l.TenthMs, l.LastThoughtMs)
+			fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.1f |\n", l.Label, l.Thoughts, l.FirstMs, l.LastMs, l.Ratio, l.TenthMs, l.LastThoughtMs, l.CloseMs)
 		}
 	}
 	if len(r.Listings) > 0 {
@@ -82,6 +83,24 @@ func (r *Report) Markdown() string {
 	r.slopeTable(&b)
 	r.errorTable(&b)
 	return b.String()
+}
+
+// opTable shows each operation's figures per target, all rounds merged.
+func (r *Report) opTable(b *strings.Builder) {
+	if len(r.Summaries) == 0 {
+		return
+	}
+	b.WriteString("\n## Operations (all rounds)\n\n| Target | Operation | calls | errors | p50 ms | p99 ms | service p50 ms | service p99 ms |\n|---|---|---|---|---|---|---|---|\n")
+	for _, s := range r.Summaries {
+		if s.Merged == nil {
+			continue
+		}
+		for _, op := range s.Merged.OpNames() {
+			o := s.Merged.Op(op)
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %.3f | %.3f | %.3f | %.3f |\n", s.Label, op, o.Calls, o.Errors,
+				ms(o.Latency.P50), ms(o.Latency.P99), ms(o.Service.P50), ms(o.Service.P99))
+		}
+	}
 }
 
 // slopeTable shows the trends of the soak tier's phases.

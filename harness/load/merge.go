@@ -150,8 +150,8 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "stress %s: maximum sustainable rate %.0f calls/s\n", s.Label, s.MaxSustainable)
 	}
 	for _, l := range r.LongSessions {
-		fmt.Fprintf(&b, "long session %s: %d thoughts, last %d / first %d median cost %.2f (%.3f / %.3f ms); 10th %.3f ms, last %.3f ms\n",
-			l.Label, l.Thoughts, l.Window, l.Window, l.Ratio, l.LastMs, l.FirstMs, l.TenthMs, l.LastThoughtMs)
+		fmt.Fprintf(&b, "long session %s: %d thoughts, last %d / first %d median cost %.2f (%.3f / %.3f ms); 10th %.3f ms, last %.3f ms; the closing thought, which exports the session, %.1f ms\n",
+			l.Label, l.Thoughts, l.Window, l.Window, l.Ratio, l.LastMs, l.FirstMs, l.TenthMs, l.LastThoughtMs, l.CloseMs)
 	}
 	for _, l := range r.Listings {
 		fmt.Fprintf(&b, "listing %s, %d sessions:", l.Label, l.Sessions)

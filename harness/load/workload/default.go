@@ -33,11 +33,11 @@ func Default() *Workload {
 				},
 			},
 			Regression: {
-				Name: Regression, Model: Open, Rate: 1500, Duration: 5 * time.Second, MaxUsers: 64, Rounds: 3,
+				Name: Regression, Model: Open, Rate: 800, Duration: 5 * time.Second, MaxUsers: 64, Rounds: 3,
 				Thresholds: []threshold.Threshold{
 					threshold.MustParse("errors", "rate<0.1%"),
 					threshold.MustParse("dropped", "rate<1%"),
-					threshold.MustParse("latency{op:thought}", "p(99)<10ms"),
+					threshold.MustParse("latency{op:thought}", "p(99)<25ms"),
 				},
 			},
 			Stress: {
