@@ -85,6 +85,8 @@ sidecar: build
 bench: build
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --progress lines --run-id bench-generator-closed
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --progress lines --run-id bench-generator-open
+	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling
+	./$(BIN)/tbbench load --tier long-session --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-long-session
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
 
