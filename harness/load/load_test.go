@@ -262,9 +262,15 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 	if merged.Summaries[0].Throughput.N != 2 {
 		t.Errorf("merged summary over %d rounds", merged.Summaries[0].Throughput.N)
 	}
-	ms := func(r *load.Report) float64 { return float64(r.Summaries[0].Merged.Total().Latency.P50.Microseconds()) }
-	if a, b := ms(merged), ms(whole); a > 5*b+1000 || b > 5*a+1000 {
-		t.Errorf("merged p50 %.0f µs, whole %.0f µs", a, b)
+	// The percentiles of timed runs differ with the machine's load; that a
+	// merge of histograms gives one process's percentiles is shown exactly
+	// by package metrics. Here: every call of the segments is in the merge.
+	var calls uint64
+	for _, p := range parts {
+		calls += p.Summaries[0].Merged.Total().Calls
+	}
+	if got := merged.Summaries[0].Merged.Total().Calls; got != calls {
+		t.Errorf("the merge holds %d calls, the segments made %d", got, calls)
 	}
 	b, _ := json.Marshal(merged.Segments)
 	if string(b) != `["1/4","2/4","3/4","4/4"]` {

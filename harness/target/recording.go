@@ -70,8 +70,10 @@ func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCReques
 		ID: req.ID.Value(), Message: marshal(req)})
 	resp, err := r.inner.SendRequest(ctx, req)
 	if err != nil {
+		// The request goes with the error, so that the counts can leave
+		// out a request that got no answer.
 		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method,
-			ID: req.ID.Value(), Text: err.Error()})
+			ID: req.ID.Value(), Message: marshal(req), Text: err.Error()})
 		return nil, err
 	}
 	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method,

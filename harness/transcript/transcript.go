@@ -126,7 +126,13 @@ func (r *Recorder) Add(e Entry) {
 		r.warnings = append(r.warnings, e.Text)
 	}
 	if e.Dir == Send && e.Kind == Request && !e.Bypass {
-		r.count(e)
+		r.count(e, 1)
+	}
+	if e.Dir == Recv && e.Kind == TransportErr && e.Message != nil && !e.Bypass {
+		// A request that got no answer at all (its connection failed, its
+		// server died) has no outcome: like the sidecar, which counts
+		// completed requests, the counts leave it out.
+		r.count(e, -1)
 	}
 	if e.Dir == Send && e.Kind == Notification && !e.Bypass {
 		r.counts.Notifications[e.Method]++
@@ -143,8 +149,9 @@ func (r *Recorder) Add(e Entry) {
 	}
 }
 
-func (r *Recorder) count(e Entry) {
-	r.counts.Methods[e.Method]++
+// count adds n to the counts of the request e carries.
+func (r *Recorder) count(e Entry, n int) {
+	r.counts.Methods[e.Method] += n
 	if e.Method != "tools/call" {
 		return
 	}
@@ -157,7 +164,7 @@ func (r *Recorder) count(e Entry) {
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(e.Message, &msg)
-	r.counts.Operations[msg.Params.Name+"/"+msg.Params.Arguments.Operation]++
+	r.counts.Operations[msg.Params.Name+"/"+msg.Params.Arguments.Operation] += n
 }
 
 // Warn records a warning.

@@ -60,3 +60,19 @@ func TestRecorderWritesEveryEntryAndCounts(t *testing.T) {
 		t.Errorf("%d lines, want 4", lines)
 	}
 }
+
+// TestUnansweredRequestsAreNotCounted checks that a request lost to a
+// transport failure leaves the counts, as the sidecar never counts it.
+func TestUnansweredRequestsAreNotCounted(t *testing.T) {
+	r := transcript.Discard()
+	call := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":{"operation":"thought"}}}`)
+	for i := range 2 {
+		r.Add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: "tools/call", ID: i, Message: call})
+	}
+	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: "tools/call", ID: 0, Message: json.RawMessage(`{}`)})
+	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: "tools/call", ID: 1, Message: call, Text: "EOF"})
+	c := r.Counts()
+	if c.Methods["tools/call"] != 1 || c.Operations["thoughtbox_gateway/thought"] != 1 {
+		t.Errorf("counts %+v", c)
+	}
+}
