@@ -90,6 +90,12 @@ type Counts struct {
 	Methods       map[string]int `json:"methods"`
 	Operations    map[string]int `json:"operations"` // "tool/operation"
 	Notifications map[string]int `json:"notifications"`
+	// UnansweredMethods and UnansweredOperations count the requests left out
+	// of Methods and Operations because no answer came (the connection
+	// failed, the server died): whether the server, or a proxy in front of
+	// it, saw them is not known.
+	UnansweredMethods    map[string]int `json:"unansweredMethods,omitempty"`
+	UnansweredOperations map[string]int `json:"unansweredOperations,omitempty"`
 }
 
 // Create opens a transcript file at path (directories are created).
@@ -133,6 +139,7 @@ func (r *Recorder) Add(e Entry) {
 		// server died) has no outcome: like the sidecar, which counts
 		// completed requests, the counts leave it out.
 		r.count(e, -1)
+		r.unanswered(e)
 	}
 	if e.Dir == Send && e.Kind == Notification && !e.Bypass {
 		r.counts.Notifications[e.Method]++
@@ -152,8 +159,15 @@ func (r *Recorder) Add(e Entry) {
 // count adds n to the counts of the request e carries.
 func (r *Recorder) count(e Entry, n int) {
 	r.counts.Methods[e.Method] += n
+	if op := operation(e); op != "" {
+		r.counts.Operations[op] += n
+	}
+}
+
+// operation names the tool and operation of a tools/call ("" otherwise).
+func operation(e Entry) string {
 	if e.Method != "tools/call" {
-		return
+		return ""
 	}
 	var msg struct {
 		Params struct {
@@ -164,7 +178,18 @@ func (r *Recorder) count(e Entry, n int) {
 		} `json:"params"`
 	}
 	_ = json.Unmarshal(e.Message, &msg)
-	r.counts.Operations[msg.Params.Name+"/"+msg.Params.Arguments.Operation] += n
+	return msg.Params.Name + "/" + msg.Params.Arguments.Operation
+}
+
+// unanswered counts a request that got no answer.
+func (r *Recorder) unanswered(e Entry) {
+	if r.counts.UnansweredMethods == nil {
+		r.counts.UnansweredMethods, r.counts.UnansweredOperations = map[string]int{}, map[string]int{}
+	}
+	r.counts.UnansweredMethods[e.Method]++
+	if op := operation(e); op != "" {
+		r.counts.UnansweredOperations[op]++
+	}
 }
 
 // Warn records a warning.
@@ -221,6 +246,18 @@ func (c *Counts) Merge(other Counts) {
 	}
 	for k, v := range other.Notifications {
 		c.Notifications[k] += v
+	}
+	for k, v := range other.UnansweredMethods {
+		if c.UnansweredMethods == nil {
+			c.UnansweredMethods = map[string]int{}
+		}
+		c.UnansweredMethods[k] += v
+	}
+	for k, v := range other.UnansweredOperations {
+		if c.UnansweredOperations == nil {
+			c.UnansweredOperations = map[string]int{}
+		}
+		c.UnansweredOperations[k] += v
 	}
 }
 

@@ -72,7 +72,8 @@ func TestUnansweredRequestsAreNotCounted(t *testing.T) {
 	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: "tools/call", ID: 0, Message: json.RawMessage(`{}`)})
 	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: "tools/call", ID: 1, Message: call, Text: "EOF"})
 	c := r.Counts()
-	if c.Methods["tools/call"] != 1 || c.Operations["thoughtbox_gateway/thought"] != 1 {
+	if c.Methods["tools/call"] != 1 || c.Operations["thoughtbox_gateway/thought"] != 1 ||
+		c.UnansweredMethods["tools/call"] != 1 || c.UnansweredOperations["thoughtbox_gateway/thought"] != 1 {
 		t.Errorf("counts %+v", c)
 	}
 }
