@@ -115,6 +115,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := r.runTier(ctx, tier, targets, rep); err != nil {
 		return rep, err
 	}
-	rep.finish(o)
+	rep.finish()
 	return rep, nil
 }

@@ -171,7 +171,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	})
 	stopWatch()
 	for _, u := range users {
-		u.close()
+		u.abandon() // the end of the run
 	}
 	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Rate: s.Rate, Users: s.Users,
 		Target: s.Target.Info().Address, Started: res.Started, Dropped: res.Dropped,

@@ -160,7 +160,7 @@ func newReport(o Options, t workload.Tier) *Report {
 }
 
 // finish computes the summaries, comparisons, problems and verdict.
-func (r *Report) finish(_ Options) {
+func (r *Report) finish() {
 	r.FinishedAt = time.Now().UTC()
 	r.summarise()
 	r.judge()

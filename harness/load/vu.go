@@ -167,9 +167,6 @@ func (v *vu) finish(op string, scheduled, sent time.Time, err error, res *target
 	}
 }
 
-// close ends the user's MCP session at the end of the run.
-func (v *vu) close() { v.abandon() }
-
 // thoughtText is a thought of n bytes that starts with marker.
 func thoughtText(marker string, n int) string {
 	const filler = " weighing the evidence before the next step;"

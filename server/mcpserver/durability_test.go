@@ -237,16 +237,7 @@ func TestKillNineLosesNoAcknowledgedThought(t *testing.T) {
 			t.Fatalf("session %s is damaged after kill -9: %s", sid, r.Text)
 		}
 		r := m.gateway("session", map[string]any{"operation": "get", "sessionId": sid})
-		var res struct {
-			Thoughts []struct {
-				ThoughtNumber float64 `json:"thoughtNumber"`
-				Thought       string  `json:"thought"`
-			} `json:"thoughts"`
-			Branches map[string][]struct {
-				ThoughtNumber float64 `json:"thoughtNumber"`
-				Thought       string  `json:"thought"`
-			} `json:"branches"`
-		}
+		var res storedThoughts
 		if err := json.Unmarshal([]byte(r.Text), &res); err != nil {
 			t.Fatalf("get %s: %v\n%s", sid, err, r.Text)
 		}

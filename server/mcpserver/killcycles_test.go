@@ -257,16 +257,7 @@ func TestKillNineCyclesWithTwoProcesses(t *testing.T) {
 			continue
 		}
 		r := m.gateway("session", map[string]any{"operation": "get", "sessionId": w.sid})
-		var got struct {
-			Thoughts []struct {
-				ThoughtNumber float64 `json:"thoughtNumber"`
-				Thought       string  `json:"thought"`
-			} `json:"thoughts"`
-			Branches map[string][]struct {
-				ThoughtNumber float64 `json:"thoughtNumber"`
-				Thought       string  `json:"thought"`
-			} `json:"branches"`
-		}
+		var got storedThoughts
 		if err := json.Unmarshal([]byte(r.Text), &got); err != nil {
 			t.Fatalf("session get %s: %v\n%.300s", w.sid, err, r.Text)
 		}

@@ -118,12 +118,7 @@ func (s *Store) releaseIdle(sf *sessionFiles) {
 
 // expireLeases releases every session whose lease ran out.
 func (s *Store) expireLeases() {
-	s.mu.Lock()
-	all := make([]*sessionFiles, 0, len(s.files))
-	for _, sf := range s.files {
-		all = append(all, sf)
-	}
-	s.mu.Unlock()
+	all := s.sessions()
 	for _, sf := range all {
 		sf.mu.Lock()
 		owned := sf.owned

@@ -262,12 +262,7 @@ func (s *Store) List(f storage.Filter) []storage.Session {
 		return s.reg.List(f)
 	}
 	s.scan(false)
-	s.mu.Lock()
-	all := make([]*sessionFiles, 0, len(s.files))
-	for _, sf := range s.files {
-		all = append(all, sf)
-	}
-	s.mu.Unlock()
+	all := s.sessions()
 	for _, sf := range all {
 		s.refresh(sf)
 	}

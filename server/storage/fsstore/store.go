@@ -325,13 +325,19 @@ func (s *Store) wake() {
 	}
 }
 
-func (s *Store) flushAll() error {
+// sessions returns every session the store knows, as of now.
+func (s *Store) sessions() []*sessionFiles {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	all := make([]*sessionFiles, 0, len(s.files))
 	for _, sf := range s.files {
 		all = append(all, sf)
 	}
-	s.mu.Unlock()
+	return all
+}
+
+func (s *Store) flushAll() error {
+	all := s.sessions()
 	sort.Slice(all, func(i, j int) bool { return all[i].id < all[j].id })
 	var errs []error
 	for _, sf := range all {
@@ -391,12 +397,7 @@ func (s *Store) Close() error {
 		<-s.stopped
 	}
 	err := s.flushAll()
-	s.mu.Lock()
-	all := make([]*sessionFiles, 0, len(s.files))
-	for _, sf := range s.files {
-		all = append(all, sf)
-	}
-	s.mu.Unlock()
+	all := s.sessions()
 	for _, sf := range all {
 		sf.ownMu.Lock()
 		sf.holders = 0
