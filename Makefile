@@ -19,12 +19,15 @@ build:
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 
-## run: the full benchmark against the embedded reference server: conformance in every transport x storage cell, then the load regression tier on fs and memory beside the no-op ceiling; one scorecard in out/<run>-load/
+## run: the full benchmark against the embedded reference server: conformance and the robustness catalogue in every transport x storage cell, then the load regression tier on fs and memory beside the no-op ceiling; one scorecard in out/<run>-load/
 run: build
 	@status=0; with=""; for t in http stdio; do for s in fs memory; do \
 	  echo; echo "=== conformance: embedded reference server, transport $$t, storage $$s"; \
 	  ./$(BIN)/tbbench conform --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s || status=1; \
 	  with="$$with --with out/$(RUN_ID)-$$t-$$s"; \
+	  echo; echo "=== robustness: bad-input catalogue and faults, transport $$t, storage $$s"; \
+	  ./$(BIN)/tbbench robust --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s-robust || status=1; \
+	  with="$$with --with out/$(RUN_ID)-$$t-$$s-robust"; \
 	done; done; \
 	echo; echo "=== load: regression tier, fs and memory against the no-op ceiling"; \
 	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --progress lines --run-id $(RUN_ID)-load $$with || status=1; \

@@ -3,6 +3,7 @@ package target
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,6 +24,12 @@ const (
 	NoSampling Sampling = iota
 	// AnswerSampling declares it and answers every request with a canned critique.
 	AnswerSampling
+	// RefuseSampling declares it and refuses every request with a JSON-RPC
+	// error, as a user who declines would.
+	RefuseSampling
+	// StallSampling declares it and never answers (until the request is
+	// cancelled): the server's critique timeout must end the wait.
+	StallSampling
 )
 
 // SamplingModel is the model name the harness reports when it answers a
@@ -51,6 +58,21 @@ func (s sampler) CreateMessage(_ context.Context, _ mcp.CreateMessageRequest) (*
 		Model: SamplingModel, StopReason: "endTurn"}, nil
 }
 
+// refuser declines every sampling request.
+type refuser struct{}
+
+func (refuser) CreateMessage(context.Context, mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	return nil, errors.New("the user declined the sampling request")
+}
+
+// staller answers no sampling request.
+type staller struct{}
+
+func (staller) CreateMessage(ctx context.Context, _ mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
 type roots []mcp.Root
 
 func (r roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
@@ -69,8 +91,13 @@ func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOpti
 	_, decorated := t.(Wrapper)
 	rt := record(inner, rec, (o.Direct && decorated) || o.Bypass)
 	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
-	if o.Sampling == AnswerSampling {
+	switch o.Sampling {
+	case AnswerSampling:
 		opts = append(opts, client.WithSamplingHandler(sampler{rec}))
+	case RefuseSampling:
+		opts = append(opts, client.WithSamplingHandler(refuser{}))
+	case StallSampling:
+		opts = append(opts, client.WithSamplingHandler(staller{}))
 	}
 	if o.Roots != nil {
 		opts = append(opts, client.WithRootsHandler(roots(o.Roots)))

@@ -257,8 +257,17 @@ func decodeThought(f fields) (thoughtArgs, any) {
 		*s.dst = v
 	}
 	if f.has("sessionTags") && !f.null("sessionTags") {
-		if json.Unmarshal(f.raw["sessionTags"], &a.SessionTags) != nil {
+		// Decoded as raw values first: into []string a null element
+		// would pass as "".
+		var raw []json.RawMessage
+		if json.Unmarshal(f.raw["sessionTags"], &raw) != nil {
 			return fail("Invalid sessionTags: must be an array of strings")
+		}
+		a.SessionTags = make([]string, len(raw))
+		for i, r := range raw {
+			if json.Unmarshal(r, &a.SessionTags[i]) != nil || string(r) == "null" {
+				return fail("Invalid sessionTags: must be an array of strings")
+			}
 		}
 		if len(a.SessionTags) > MaxTags {
 			return fail("Invalid sessionTags: at most %d tags, got %d", MaxTags, len(a.SessionTags))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -66,6 +67,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {
 	case http.MethodPost:
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeRPCError(w, http.StatusUnsupportedMediaType, -32600, "Unsupported Content-Type: a POST to the MCP endpoint carries application/json")
+			return
+		}
 		body, err := s.readBody(w, r)
 		if err != nil {
 			status := http.StatusBadRequest

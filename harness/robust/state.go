@@ -1,0 +1,146 @@
+package robust
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+)
+
+// volatileKeys are left out of the state read back through MCP: they may
+// change on a read without anything being written.
+var volatileKeys = map[string]bool{"lastAccessedAt": true}
+
+// stateReads are the operations whose answers make up the state of a
+// connection as MCP shows it (get_state only: list_sessions moves a
+// connection's navigation on). The main connection also lists the sessions
+// and reads its session's thoughts, branch and structure.
+var (
+	stateReads = []struct{ op, args string }{{"get_state", ""}}
+	mainReads  = []struct{ op, args string }{{"list_sessions", `{"filters":{"limit":1000}}`}, {"read_thoughts", `{"range":[1,100]}`},
+		{"read_thoughts", `{"branchId":"alt"}`}, {"get_structure", ""}}
+)
+
+// mcpState reads the state of every connection through MCP and returns it
+// as one comparable string per read.
+func mcpState(ctx context.Context, conns [numConns]*target.Conn) (map[string]string, error) {
+	out := map[string]string{}
+	for i, c := range conns {
+		reads := stateReads
+		if Conn(i) == ConnMain {
+			reads = append(append(reads[:0:0], reads...), mainReads...)
+		}
+		for _, r := range reads {
+			var args any
+			if r.args != "" {
+				args = json.RawMessage(r.args)
+			}
+			res, err := c.Gateway(ctx, r.op, args)
+			if err != nil {
+				return nil, fmt.Errorf("%s on %s: %w", r.op, connNames[i], err)
+			}
+			out[connNames[i]+" "+r.op+" "+r.args] = normalise(res.Text())
+		}
+	}
+	return out, nil
+}
+
+// normalise drops volatile keys from a JSON text (anything else is kept
+// as it is).
+func normalise(text string) string {
+	var v any
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return text
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, e := range t {
+				if volatileKeys[k] {
+					delete(t, k)
+				} else {
+					strip(e)
+				}
+			}
+		case []any:
+			for _, e := range t {
+				strip(e)
+			}
+		}
+	}
+	strip(v)
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// dirState returns a hash per file under dir (lock files left out: their
+// content is nothing and a server may create and remove them at will), or
+// nil when dir is "".
+func dirState(dir string) (map[string]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasSuffix(p, ".lock") {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = hex.EncodeToString(h.Sum(nil))
+		return nil
+	})
+	return out, err
+}
+
+// diff names what differs between two states ("" when nothing does).
+func diff(kind string, before, after map[string]string) string {
+	var changed []string
+	for k, v := range before {
+		if w, ok := after[k]; !ok {
+			changed = append(changed, "removed "+k)
+		} else if w != v {
+			changed = append(changed, "changed "+k)
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			changed = append(changed, "added "+k)
+		}
+	}
+	if len(changed) == 0 {
+		return ""
+	}
+	sort.Strings(changed)
+	if len(changed) > 5 {
+		changed = append(changed[:5], fmt.Sprintf("and %d more", len(changed)-5))
+	}
+	return kind + ": " + strings.Join(changed, ", ")
+}
