@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/placement"
 	"github.com/thoughtbox-bench/tbbench/server/tmpfile"
 )
 
@@ -15,6 +16,11 @@ import (
 type Writer struct {
 	// Dir is the export directory; it is created on first use.
 	Dir string
+	// SpreadParent lets the writer mark Dir's parent with
+	// placement.SpreadSubdirs before it creates Dir, so that Dir lands
+	// where creating files is cheap; set it only when the parent belongs
+	// to the server (its data directory).
+	SpreadParent bool
 }
 
 // FileName is the name of the export of session sid made at exportedAt:
@@ -32,15 +38,19 @@ func (w Writer) Write(e Linked) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create export dir: %w", err)
-	}
 	data, err := jsonx.Pretty(e)
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, FileName(e.Session.ID, e.ExportedAt))
 	f, err := os.CreateTemp(dir, tmpfile.Pattern(filepath.Base(path)))
+	if errors.Is(err, os.ErrNotExist) {
+		// First export: create the directory.
+		if err := w.makeDir(dir); err != nil {
+			return "", fmt.Errorf("create export dir: %w", err)
+		}
+		f, err = os.CreateTemp(dir, tmpfile.Pattern(filepath.Base(path)))
+	}
 	if err != nil {
 		return "", err
 	}
@@ -60,3 +70,15 @@ func (w Writer) Write(e Linked) (string, error) {
 // RemoveStrayTemps deletes the temporary files that writers which died left
 // in the export directory and returns how many it removed.
 func (w Writer) RemoveStrayTemps() int { return tmpfile.RemoveStray(w.Dir) }
+
+// makeDir creates the export directory dir (0700), after marking its parent
+// when SpreadParent is set.
+func (w Writer) makeDir(dir string) error {
+	if w.SpreadParent {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		placement.SpreadSubdirs(filepath.Dir(dir))
+	}
+	return os.MkdirAll(dir, 0o700)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -174,10 +175,7 @@ func (g *Gateway) listSessions(_ context.Context, c *Conn, args json.RawMessage)
 		}
 	})
 	sc := scope{a.Filters.Project, a.Filters.Task, a.Filters.Aspect}
-	found := g.store.List(storage.Filter{AnyTags: sc.tags(), Search: a.Filters.Search})
-	if len(found) > limit {
-		found = found[:limit]
-	}
+	found := g.store.List(storage.Filter{AnyTags: sc.tags(), Search: a.Filters.Search, Limit: limit})
 	var desc []string
 	for _, kv := range [][2]string{{"project", sc.Project}, {"task", sc.Task}, {"aspect", sc.Aspect}, {"search", a.Filters.Search}} {
 		if kv[1] != "" {
@@ -224,10 +222,10 @@ func (g *Gateway) navigate(_ context.Context, c *Conn, args json.RawMessage) rep
 		}
 		n.project, n.task, n.aspect = t.Project, t.Task, t.Aspect
 	})
-	if t.Project != "" && len(g.store.List(storage.Filter{AnyTags: []string{"project:" + t.Project}})) == 0 {
+	if t.Project != "" && len(g.store.List(storage.Filter{AnyTags: []string{"project:" + t.Project}, Limit: 1})) == 0 {
 		return reply.ErrorText("Project not found: " + clip.String(t.Project))
 	}
-	if t.Project != "" && t.Task != "" && len(g.store.List(storage.Filter{AnyTags: []string{"task:" + t.Task}})) == 0 {
+	if t.Project != "" && t.Task != "" && len(g.store.List(storage.Filter{AnyTags: []string{"task:" + t.Task}, Limit: 1})) == 0 {
 		return reply.ErrorText("Task not found: " + clip.String(t.Project) + "/" + clip.String(t.Task))
 	}
 	related := g.store.List(storage.Filter{AnyTags: t.tags()})
@@ -332,11 +330,19 @@ func (g *Gateway) startNew(_ context.Context, c *Conn, args json.RawMessage) rep
 		n.level = 3
 		n.project, n.task, n.aspect, n.activeSessionID = sc.Project, sc.Task, sc.Aspect, ""
 	})
-	count := func(tags ...string) int { return len(g.store.List(storage.Filter{AnyTags: tags})) }
-	projectMatches := count("project:" + sc.Project)
-	taskMatches, aspectMatches := 0, count(sc.tags()...)
-	if sc.Task != "" {
-		taskMatches = count("project:"+sc.Project, "task:"+sc.Task)
+	// One pass over the sessions tagged with any of the scope's tags (the
+	// project's among them) gives every count and the related sessions.
+	related := g.store.List(storage.Filter{AnyTags: sc.tags()})
+	projectTag, taskTag := "project:"+sc.Project, "task:"+sc.Task
+	projectMatches, taskMatches, aspectMatches := 0, 0, len(related)
+	for _, s := range related {
+		project := slices.Contains(s.Tags, projectTag)
+		if project {
+			projectMatches++
+		}
+		if sc.Task != "" && (project || slices.Contains(s.Tags, taskTag)) {
+			taskMatches++
+		}
 	}
 	text := fmt.Sprintf("Initialized new work context: %s\nRelated prior sessions:\n- Project matches: %d\n- Task matches: %d%s\n- Aspect matches: %d%s",
 		sc.path("/", ""), projectMatches, taskMatches, unless(sc.Task, " (task not specified)"), aspectMatches, unless(sc.Aspect, " (aspect not specified)"))
@@ -350,7 +356,6 @@ func (g *Gateway) startNew(_ context.Context, c *Conn, args json.RawMessage) rep
 	}
 	md.WriteString("\n## Getting Started\n\nCall `cipher` next; it unlocks `thought`, `read_thoughts` and `get_structure`. Your first thought starts a new reasoning session (pass `sessionTitle` and `sessionTags` to name and tag it).\n\n---\n\n")
 	md.WriteString(content.Stage1Operations)
-	related := g.store.List(storage.Filter{AnyTags: sc.tags()})
 	if len(related) > 0 {
 		md.WriteString("\n\n## Related Prior Work\n\n")
 		for i, s := range related {

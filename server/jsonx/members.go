@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -23,6 +24,13 @@ func AppendMembers(dst []Member, raw []byte) ([]Member, bool) {
 	if !json.Valid(raw) {
 		return dst, false
 	}
+	return AppendMembersOfValid(dst, raw)
+}
+
+// AppendMembersOfValid is AppendMembers for raw known to be valid JSON (a
+// member value of a document AppendMembers accepted): it does not check
+// raw again.
+func AppendMembersOfValid(dst []Member, raw []byte) ([]Member, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return dst, false
@@ -109,4 +117,20 @@ func skipValue(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// PlainString returns the string the JSON string literal raw (a valid JSON
+// value) decodes to,
+// when raw holds no escape sequence and is valid UTF-8 (so that the bytes
+// between the quotes are the string); otherwise it reports false and the
+// caller decodes raw with encoding/json.
+func PlainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	v := raw[1 : len(raw)-1]
+	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v), true
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/server/clip"
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 )
 
 // rpcFault is a JSON-RPC error the transport answers itself, before a
@@ -30,9 +31,80 @@ type envelope struct {
 
 // method returns the message's method ("" when there is none).
 func (e envelope) method() string {
+	if m, ok := jsonx.PlainString(e.Method); ok {
+		return m
+	}
 	var m string
 	_ = json.Unmarshal(e.Method, &m)
 	return m
+}
+
+// envelopeKeys are the members of a message the framing check reads.
+var envelopeKeys = []string{"id", "method", "result", "error", "params"}
+
+// readEnvelope reads the envelope of a message without reflection, as
+// encoding/json would (the last of repeated members wins), and reports
+// false when it is not sure it reads it the same way (a member whose key
+// matches one of envelopeKeys only case-insensitively, escaped keys,
+// invalid JSON, anything but an object); the caller then uses
+// encoding/json.
+func readEnvelope(body []byte) (envelope, bool) {
+	var env envelope
+	var buf [8]jsonx.Member
+	members, ok := jsonx.AppendMembers(buf[:0], body)
+	if !ok {
+		return env, false
+	}
+	for _, m := range members {
+		switch string(m.Key) {
+		case "id":
+			env.ID = m.Value
+		case "method":
+			env.Method = m.Value
+		case "result":
+			env.Result = m.Value
+		case "error":
+			env.Error = m.Value
+		case "params":
+			env.Params = m.Value
+		default:
+			for _, k := range envelopeKeys {
+				if bytes.EqualFold(m.Key, []byte(k)) {
+					return env, false
+				}
+			}
+		}
+	}
+	return env, true
+}
+
+// toolName returns the "name" member of a tools/call's params (valid JSON
+// from a message readEnvelope read), decoded as encoding/json would, and
+// whether there is one.
+func toolName(params []byte) (string, bool) {
+	var buf [8]jsonx.Member
+	if members, ok := jsonx.AppendMembersOfValid(buf[:0], params); ok {
+		name, found, sure := "", false, true
+		for _, m := range members {
+			switch {
+			case string(m.Key) == "name":
+				name, found = jsonx.PlainString(m.Value)
+				sure = sure && found
+			case bytes.EqualFold(m.Key, []byte("name")):
+				sure = false
+			}
+		}
+		if sure {
+			return name, found
+		}
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return "", false
+	}
+	return p.Name, true
 }
 
 // validID reports whether raw is a JSON-RPC id MCP allows: a string or a
@@ -63,19 +135,25 @@ func validID(raw json.RawMessage) bool {
 //   - a method name or tools/call tool name too long to quote: not found,
 //     quoting a bounded prefix.
 func inspect(body []byte) (envelope, *rpcFault) {
-	var env envelope
 	body = bytes.TrimSpace(body)
-	if len(body) == 0 || !json.Valid(body) {
-		return env, &rpcFault{code: mcp.PARSE_ERROR, msg: "Parse error: the message is not valid JSON"}
+	env, ok := envelope{}, false
+	if len(body) > 0 && body[0] == '{' {
+		env, ok = readEnvelope(body)
 	}
-	if body[0] == '[' {
-		return env, nil
-	}
-	if body[0] != '{' {
-		return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: a JSON-RPC message must be an object"}
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: " + err.Error()}
+	if !ok {
+		env = envelope{}
+		if len(body) == 0 || !json.Valid(body) {
+			return env, &rpcFault{code: mcp.PARSE_ERROR, msg: "Parse error: the message is not valid JSON"}
+		}
+		if body[0] == '[' {
+			return env, nil
+		}
+		if body[0] != '{' {
+			return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: a JSON-RPC message must be an object"}
+		}
+		if err := json.Unmarshal(body, &env); err != nil {
+			return env, &rpcFault{code: mcp.INVALID_REQUEST, msg: "Invalid Request: " + err.Error()}
+		}
 	}
 	hasID := env.ID != nil
 	if hasID && !validID(env.ID) {
@@ -91,19 +169,16 @@ func inspect(body []byte) (envelope, *rpcFault) {
 		}
 		return env, &rpcFault{id: id, code: mcp.INVALID_REQUEST, msg: "Invalid Request: a request needs a method"}
 	}
-	var method string
-	if json.Unmarshal(env.Method, &method) != nil || method == "" {
+	method, ok := jsonx.PlainString(env.Method)
+	if !ok && json.Unmarshal(env.Method, &method) != nil || method == "" {
 		return env, &rpcFault{id: id, code: mcp.INVALID_REQUEST, msg: "Invalid Request: method must be a non-empty string"}
 	}
 	if len(method) > clip.Max {
 		return env, &rpcFault{id: id, code: mcp.METHOD_NOT_FOUND, msg: "Method " + clip.String(method) + " not found"}
 	}
 	if method == string(mcp.MethodToolsCall) {
-		var p struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(env.Params, &p) == nil && len(p.Name) > clip.Max {
-			return env, &rpcFault{id: id, code: mcp.INVALID_PARAMS, msg: fmt.Sprintf("tool '%s' not found", clip.String(p.Name))}
+		if name, ok := toolName(env.Params); ok && len(name) > clip.Max {
+			return env, &rpcFault{id: id, code: mcp.INVALID_PARAMS, msg: fmt.Sprintf("tool '%s' not found", clip.String(name))}
 		}
 	}
 	return env, nil

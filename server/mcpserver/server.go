@@ -79,7 +79,9 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs()}
-	exports := export.Writer{Dir: cfg.ExportDirectory()}
+	// The default export directory is in the data directory, which is the
+	// server's own: the writer may mark it to place exports/ well.
+	exports := export.Writer{Dir: cfg.ExportDirectory(), SpreadParent: cfg.ExportDir == ""}
 	if n := exports.RemoveStrayTemps(); n > 0 {
 		o.log.Info("removed stray temporary export files", "count", n)
 	}

@@ -32,7 +32,8 @@ func (s *Host) list(_ context.Context, _ *ledger.Handler, a Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := s.store.List(storage.Filter{AnyTags: tags})
+	// One more than the page tells whether there are more.
+	all := s.store.List(storage.Filter{AnyTags: tags, Limit: offset + limit + 1})
 	if offset > len(all) {
 		offset = len(all)
 	}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -48,26 +47,62 @@ func (r *Registry) All() []*Chain {
 }
 
 // List returns the sessions matching f, most recently updated first; ties
-// keep registration order.
+// keep registration order. Only the sessions returned are copied: the
+// others are matched and ordered under their chain's read lock.
 func (r *Registry) List(f Filter) []Session {
-	chains := r.All()
-	out := make([]Session, 0, len(chains))
-	search := strings.ToLower(f.Search)
-	for _, c := range chains {
-		s := c.Session()
-		if len(f.AnyTags) > 0 && !slices.ContainsFunc(f.AnyTags, func(t string) bool { return slices.Contains(s.Tags, t) }) {
-			continue
-		}
-		if search != "" && !matches(s, search) {
-			continue
-		}
-		out = append(out, s)
+	type hit struct {
+		c       *Chain
+		updated string
+		order   int
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].UpdatedAt > out[j].UpdatedAt })
+	search := strings.ToLower(f.Search)
+	r.mu.RLock()
+	hits := make([]hit, 0, len(r.order))
+	for i, c := range r.order {
+		if updated, ok := c.listKey(f.AnyTags, search); ok {
+			hits = append(hits, hit{c, updated, i})
+		}
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := strings.Compare(b.updated, a.updated); c != 0 {
+			return c
+		}
+		return a.order - b.order
+	})
+	if f.Limit > 0 && len(hits) > f.Limit {
+		hits = hits[:f.Limit]
+	}
+	out := make([]Session, len(hits))
+	for i, h := range hits {
+		out[i] = h.c.Session()
+	}
+	// A session written since it was ordered may have moved up: sort the
+	// copies again so that the answer agrees with itself.
+	newerFirst := func(a, b Session) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) }
+	if !slices.IsSortedFunc(out, newerFirst) {
+		slices.SortStableFunc(out, newerFirst)
+	}
 	return out
 }
 
-func matches(s Session, lower string) bool {
+// listKey reports whether the chain's session carries one of anyTags (when
+// any are given) and matches the lower-case search (when not empty), and
+// returns its update time, without copying the session.
+func (c *Chain) listKey(anyTags []string, search string) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	s := &c.sess
+	if len(anyTags) > 0 && !slices.ContainsFunc(anyTags, func(t string) bool { return slices.Contains(s.Tags, t) }) {
+		return "", false
+	}
+	if search != "" && !matches(s, search) {
+		return "", false
+	}
+	return s.UpdatedAt, true
+}
+
+func matches(s *Session, lower string) bool {
 	if strings.Contains(strings.ToLower(s.Title), lower) {
 		return true
 	}

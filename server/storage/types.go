@@ -114,6 +114,8 @@ type Filter struct {
 	// Search keeps sessions whose title, description or a tag contains it
 	// (case-insensitive).
 	Search string
+	// Limit keeps only the first Limit sessions of the order (0: all).
+	Limit int
 }
 
 // Integrity is the result of checking a session's files (the

@@ -1,5 +1,7 @@
 package fsstore
 
+import "time"
+
 // Crash simulates the process dying (kill -9) for tests that run two stores
 // in one process: the background writer stops, nothing pending is written
 // and every session lock is dropped, as the kernel drops them when a
@@ -19,4 +21,19 @@ func (s *Store) Crash() {
 	for _, sf := range all {
 		_ = sf.lock.release()
 	}
+}
+
+// RescanNow makes the next List look on disk, however recent the last look.
+func (s *Store) RescanNow() {
+	s.mu.Lock()
+	s.lastRescan = time.Time{}
+	s.mu.Unlock()
+}
+
+// RefreshInBackground makes List check every journal in the background,
+// however few sessions there are, until the test ends.
+func RefreshInBackground(t interface{ Cleanup(func()) }) {
+	old := refreshInline
+	refreshInline = 0
+	t.Cleanup(func() { refreshInline = old })
 }

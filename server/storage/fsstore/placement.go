@@ -3,6 +3,8 @@ package fsstore
 import (
 	"os"
 	"sync"
+
+	"github.com/thoughtbox-bench/tbbench/server/placement"
 )
 
 // prepared holds the partition directories spreadSessions has seen.
@@ -10,7 +12,7 @@ var prepared sync.Map
 
 // spreadSessions creates the partition directory that receives new session
 // directories and, once per process, asks the filesystem to spread the
-// directories created in it over its free space (see spreadSubdirs).
+// directories created in it over its free space (see placement.SpreadSubdirs).
 //
 // Why: ext4 places a new directory, and then every file created in it, in
 // the block group of its parent directory when that group qualifies; when the
@@ -23,7 +25,7 @@ func spreadSessions(partitionDir string) {
 		return
 	}
 	if os.MkdirAll(partitionDir, 0o700) == nil {
-		spreadSubdirs(partitionDir)
+		placement.SpreadSubdirs(partitionDir)
 		prepared.Store(partitionDir, true)
 	}
 }

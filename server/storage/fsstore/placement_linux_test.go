@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/thoughtbox-bench/tbbench/server/placement"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
@@ -49,5 +50,5 @@ func hasTopdir(t *testing.T, dir string) bool {
 	}
 	defer unix.Close(fd)
 	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
-	return err == nil && flags&fsTopdirFL != 0
+	return err == nil && flags&placement.FSTopdirFL != 0
 }

@@ -32,13 +32,14 @@ func (s *Store) loadAll() error {
 
 // scan walks the project's sessions directory, partitioned or not, and
 // loads every session this store does not know yet: at start-up all of
-// them, later the ones other processes created. startup also removes stray
-// temporary files of the partitions.
+// them, later the ones other processes created. Later scans read only the
+// directories that changed since they were last read (see dirMemory).
+// startup also removes stray temporary files of the partitions.
 func (s *Store) scan(startup bool) {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
-	entries, err := os.ReadDir(s.sessionsDir)
-	if err != nil {
+	entries, ok := s.dirs.entries(s.sessionsDir, startup)
+	if !ok {
 		return
 	}
 	for _, e := range entries {
@@ -46,8 +47,15 @@ func (s *Store) scan(startup bool) {
 			continue
 		}
 		dir := filepath.Join(s.sessionsDir, e.Name())
+		mtime, unchanged := s.dirs.unchanged(dir)
+		if unchanged && !startup {
+			continue
+		}
+		readAt := time.Now()
+		settled := true
 		if isSessionDir(dir) || hasThoughtFiles(dir) {
-			s.loadDir(dir, "")
+			settled = s.loadDir(dir, "")
+			s.dirs.remember(dir, mtime, readAt, settled)
 			continue
 		}
 		if startup {
@@ -60,45 +68,51 @@ func (s *Store) scan(startup bool) {
 		}
 		for _, sub := range subs {
 			if sub.IsDir() {
-				s.loadDir(filepath.Join(dir, sub.Name()), e.Name())
+				settled = s.loadDir(filepath.Join(dir, sub.Name()), e.Name()) && settled
 			}
 		}
+		s.dirs.remember(dir, mtime, readAt, settled)
 	}
 }
 
 // loadDir loads the session in dir unless the store knows it already
 // (loaded, or known to be damaged). A directory with thought files but
-// neither manifest nor journal is reported as damaged. Caller holds loadMu.
-func (s *Store) loadDir(dir, partition string) {
+// neither manifest nor journal is reported as damaged. It reports whether
+// the directory is settled: known, damaged or loaded now, rather than
+// left for a later scan (a session another process is still creating).
+// Caller holds loadMu.
+func (s *Store) loadDir(dir, partition string) bool {
 	id := filepath.Base(dir)
 	s.mu.Lock()
 	_, known := s.files[id]
 	_, bad := s.damaged[id]
 	s.mu.Unlock()
 	if known || bad {
-		return
+		return true
 	}
 	if !isSessionDir(dir) {
 		if hasThoughtFiles(dir) {
 			s.mu.Lock()
 			s.damaged[id] = "Manifest and journal not found: " + dir + " holds thought files but neither manifest.json nor " + journalName
 			s.mu.Unlock()
+			return true
 		}
-		return
+		return false
 	}
 	l, skip := s.loadSession(dir, partition)
 	if skip {
-		return
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if l.sf == nil {
 		s.damaged[id] = l.damage
-		return
+		return true
 	}
 	s.files[id] = l.sf
 	s.reg.Add(l.chain)
 	s.noteDamageLocked(l.sf)
+	return true
 }
 
 // noteDamageLocked records the session's load problems as damage. Caller
@@ -256,32 +270,11 @@ func (s *Store) Get(id string) (*storage.Chain, error) {
 }
 
 // List returns matching sessions, most recently updated first, including
-// the sessions other processes created or changed since the start.
+// the sessions other processes created or changed since the start (see
+// rescan).
 func (s *Store) List(f storage.Filter) []storage.Session {
-	if !s.rescanDue() {
-		return s.reg.List(f)
-	}
-	s.scan(false)
-	all := s.sessions()
-	for _, sf := range all {
-		s.refresh(sf)
+	if s.rescanDue() {
+		s.rescan()
 	}
 	return s.reg.List(f)
-}
-
-// rescanEvery bounds how often List looks on disk for the sessions other
-// processes created or changed: each look reads every partition directory
-// and every session's journal size, which with thousands of sessions costs
-// far more than the list itself.
-const rescanEvery = time.Second
-
-// rescanDue reports whether List should look on disk now.
-func (s *Store) rescanDue() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if now := time.Now(); s.lastRescan.IsZero() || now.Sub(s.lastRescan) >= rescanEvery {
-		s.lastRescan = now
-		return true
-	}
-	return false
 }

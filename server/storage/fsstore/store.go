@@ -47,6 +47,12 @@ type Store struct {
 	loadMu sync.Mutex
 	// lastRescan is when List last looked on disk (under mu).
 	lastRescan time.Time
+	// dirs is what scans remember of the directories they read (under
+	// loadMu); see rescan.go.
+	dirs dirMemory
+	// refreshes tracks the background journal refreshes of List.
+	refreshes  sync.WaitGroup
+	refreshing bool // under mu
 
 	mu          sync.Mutex
 	files       map[string]*sessionFiles
@@ -396,6 +402,7 @@ func (s *Store) Close() error {
 		close(s.stop)
 		<-s.stopped
 	}
+	s.refreshes.Wait()
 	err := s.flushAll()
 	all := s.sessions()
 	for _, sf := range all {

@@ -1,0 +1,3 @@
+// Package placement asks the filesystem to place new directories where
+// creating files in them is cheap (see SpreadSubdirs).
+package placement

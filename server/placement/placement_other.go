@@ -1,0 +1,6 @@
+//go:build !linux
+
+package placement
+
+// SpreadSubdirs does nothing outside Linux.
+func SpreadSubdirs(string) {}
