@@ -49,6 +49,7 @@ type Proxy struct {
 	tmp      string
 	load     loadState
 	dur      durabilityState
+	words    rewording
 }
 
 type ctxKey struct{}
@@ -120,6 +121,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // modify rewrites the JSON answer of a tools/call according to the fault.
 func (p *Proxy) modify(resp *http.Response) error {
 	c, ok := resp.Request.Context().Value(ctxKey{}).(call)
+	if p.fault == Reworded {
+		return p.rewordResponse(resp, c)
+	}
 	if ok && isLoadFault(p.fault) {
 		return p.observeLoad(resp, c)
 	}
