@@ -50,6 +50,7 @@ type Proxy struct {
 	load     loadState
 	dur      durabilityState
 	words    rewording
+	dataDir  string // the server's data directory, for TornWrites
 }
 
 type ctxKey struct{}
@@ -217,6 +218,10 @@ func (p *Proxy) result(c call, res map[string]any) {
 		p.exports(c, obj, jsonText, isError, set)
 	case HidesDamage:
 		p.hideDamage(c, res, first, text, isError)
+	case DamageAdvancesStage, DamagedBecomesCurrent:
+		p.afterDamage(c, obj, text, jsonText, isError, set)
+	case TornWrites:
+		p.tearLarge(c, obj, jsonText, isError)
 	}
 }
 
