@@ -59,7 +59,7 @@ Feature: The reasoning ledger
       """
       {"thoughtNumber": 99}
       """
-    Then the call fails with the error "Thought 99 not found in session"
+    Then the call fails naming "99"
 
   @core @ledger
   Scenario: read_thoughts of an unknown branch is empty
@@ -75,9 +75,9 @@ Feature: The reasoning ledger
   Scenario: reads and structure need a reasoning session
     Given a reasoning session at stage cipher_loaded
     When I call "read_thoughts"
-    Then the call fails with the error "No active reasoning session"
+    Then the call fails
     When I call "get_structure"
-    Then the call fails with the error "No active reasoning session"
+    Then the call fails
 
   @core @ledger
   Scenario: the structure of backward thinking spans the lowest to the highest number
@@ -137,7 +137,7 @@ Feature: The reasoning ledger
       """
       {"thoughtNumber": 2, "nextThoughtNeeded": true}
       """
-    Then the call fails with the error "thought 2 already exists in this session; omit thoughtNumber to append, or record a revision with isRevision: true and revisesThought: 2"
+    Then the call fails naming "2"
     When I call "read_thoughts" with:
       """
       {"thoughtNumber": 2}

@@ -62,7 +62,7 @@ Feature: Sessions
       """
       {"operation": "frobnicate"}
       """
-    Then the call fails with the error "Unknown session operation: frobnicate"
+    Then the call fails naming "frobnicate"
 
   @core @sessions @shared-state
   Scenario: resume continues a session from another connection
@@ -113,4 +113,4 @@ Feature: Sessions
       """
       {"sessionId": "missing-{{nonce}}"}
       """
-    Then the call fails with the text "Session not found: missing-{{nonce}}"
+    Then the call fails naming "missing-{{nonce}}"

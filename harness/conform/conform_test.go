@@ -10,10 +10,13 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
 func TestMain(m *testing.M) {
-	// Stdio targets of the embedded server re-execute this test binary.
+	// Stdio targets of the embedded server re-execute this test binary, and
+	// so does the broken stdio server (stdio_faults_test.go).
+	brokenserver.ServeStdioIfRequested()
 	embedded.ServeIfRequested()
 	os.Exit(m.Run())
 }

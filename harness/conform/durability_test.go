@@ -3,6 +3,7 @@ package conform_test
 import (
 	"context"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,12 +47,21 @@ func runDurability(t *testing.T, tg target.Target) conform.Report {
 	return rep
 }
 
+// durabilityCatchers names, for the durability faults aimed at one
+// sentence of suite C, a scenario that must be among those that catch it.
+var durabilityCatchers = map[brokenserver.Fault]string{
+	brokenserver.DamageAdvancesStage:   "load_context reports a session",
+	brokenserver.DamagedBecomesCurrent: "session resume reports a session",
+	brokenserver.TornWrites:            "the files a manifest lists are whole after a kill during large writes",
+}
+
 // TestDurabilityFaultsAreCaught runs the durability scenarios through the
 // broken server: without a fault, in front of the reference server in a
 // child process (so that it can be killed), every scenario runs and passes;
 // with each of brokenserver.DurabilityFaults, in front of the in-process
-// server (quicker to restart; the kill scenarios do not apply), a required
-// scenario fails. These faults are not in brokenserver.All:
+// server (quicker to restart; the kill scenarios do not apply) or, for
+// brokenserver.KillFaults, the child, a required scenario fails (for the
+// faults in durabilityCatchers, the scenario named there among others). These faults are not in brokenserver.All:
 // TestEveryInjectedFaultIsCaught uses a URL target, to which the durability
 // scenarios do not apply.
 func TestDurabilityFaultsAreCaught(t *testing.T) {
@@ -71,11 +81,15 @@ func TestDurabilityFaultsAreCaught(t *testing.T) {
 		if fault == brokenserver.None {
 			name, inner = "no-fault", child
 		}
+		if slices.Contains(brokenserver.KillFaults, fault) {
+			inner = child
+		}
 		t.Run(name, func(t *testing.T) {
 			proxy, err := brokenserver.New(inner.HTTPBase(), fault, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
+			proxy.SetDataDir(inner.Info().DataDir)
 			srv := httptest.NewServer(proxy)
 			defer srv.Close()
 			rep := runDurability(t, behindProxy{Target: inner, url: srv.URL + "/mcp"})
@@ -94,6 +108,9 @@ func TestDurabilityFaultsAreCaught(t *testing.T) {
 			}
 			if len(caught) == 0 || rep.RequiredPassed() {
 				t.Fatalf("fault %s was not caught by any durability scenario", fault)
+			}
+			if want := durabilityCatchers[fault]; want != "" && !slices.ContainsFunc(caught, func(c string) bool { return strings.Contains(c, want) }) {
+				t.Errorf("fault %s was not caught by %q, only by:\n%s", fault, want, strings.Join(caught, "\n"))
 			}
 			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
 		})

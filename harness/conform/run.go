@@ -281,8 +281,20 @@ func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) erro
 	if init := c.Initialize(); init != nil {
 		rep.Target.ServerName, rep.Target.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
 	}
-	return c.Close()
+	err = c.Close()
+	// What a stdio server writes at start-up, before any scenario, is
+	// reported as a failure of its own.
+	if d := rec.Defects(); len(d) > 0 {
+		rep.Scenarios = append(rep.Scenarios, ScenarioResult{Name: StartupScenario, Feature: "(start-up)", Level: "core",
+			Suite: "transport", Status: Failed, Failure: steps.DefectsError(d).Error(), Transcript: rec.Path()})
+	}
+	return err
 }
+
+// StartupScenario names the result that reports defects in the traffic of
+// the session opened before the scenarios (a stdio server's stdout lines
+// that are not JSON-RPC messages); it is there only when there are some.
+const StartupScenario = "the server's start-up and first session send only JSON-RPC messages"
 
 func randomNonce() string {
 	b := make([]byte, 4)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -128,69 +130,88 @@ func (w *World) errorAnswer() (map[string]any, error) {
 	return w.answer()
 }
 
+// stageError checks the rule of a stage error (D2): an error whose JSON
+// names the current and the required stage in its fields, with an error
+// message and a suggestion. The wording of the message is the server's own.
 func (w *World) stageError(current, required string) error {
 	m, err := w.errorAnswer()
 	if err != nil {
 		return err
 	}
-	want := fmt.Sprintf("Operation '%s' requires stage %s, but current stage is %s", w.lastOp, required, current)
-	if m["error"] != want || m["currentStage"] != current || m["requiredStage"] != required {
-		return fmt.Errorf("stage error %v, want error %q currentStage %q requiredStage %q", m, want, current, required)
+	msg, _ := m["error"].(string)
+	if msg == "" || m["currentStage"] != current || m["requiredStage"] != required {
+		return fmt.Errorf("stage error %v, want an error message with currentStage %q and requiredStage %q", m, current, required)
 	}
 	return nil
 }
 
-func (w *World) suggestionIs(s string) error {
+// quotedNames reads the names of a step: "a", "b" and "c".
+var quotedNames = regexp.MustCompile(`"([^"]*)"`)
+
+func names(s string) []string {
+	var out []string
+	for _, m := range quotedNames.FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// unnamed returns the names that text does not name: each must appear as a
+// whole word (not inside a longer identifier or number).
+func unnamed(text string, ns []string) []string {
+	var missing []string
+	for _, n := range ns {
+		word := regexp.MustCompile(`(^|[^A-Za-z0-9_.])` + regexp.QuoteMeta(n) + `($|[^A-Za-z0-9_]|\.($|[^0-9]))`)
+		if !word.MatchString(text) {
+			missing = append(missing, strconv.Quote(n))
+		}
+	}
+	return missing
+}
+
+// suggestionNames checks that the stage error's suggestion names the
+// operations to call first: what it says around them is the server's own.
+func (w *World) suggestionNames(list string) error {
 	m, err := w.answer()
 	if err != nil {
 		return err
 	}
-	if m["suggestion"] != s {
-		return fmt.Errorf("suggestion %q, want %q", m["suggestion"], s)
+	s, _ := m["suggestion"].(string)
+	if missing := unnamed(s, names(w.expand(list))); s == "" || len(missing) > 0 {
+		return fmt.Errorf("suggestion %q does not name %s", s, strings.Join(missing, ", "))
 	}
 	return nil
 }
 
-func (w *World) failsWithError(msg string) error {
-	m, err := w.errorAnswer()
-	if err != nil {
-		return err
-	}
-	if got := m["error"]; got != w.expand(msg) {
-		return fmt.Errorf("error %q, want %q", got, w.expand(msg))
-	}
-	return nil
-}
-
-func (w *World) failsWithErrorStatus(msg, status string) error {
-	if err := w.failsWithError(msg); err != nil {
-		return err
-	}
-	m, _ := w.answer()
-	if m["status"] != status {
-		return fmt.Errorf("status %v, want %q", m["status"], status)
-	}
-	return nil
-}
-
-func (w *World) failsWithErrorPrefix(prefix, status string) error {
-	m, err := w.errorAnswer()
-	if err != nil {
-		return err
-	}
-	msg, _ := m["error"].(string)
-	if !strings.HasPrefix(msg, prefix) || m["status"] != status {
-		return fmt.Errorf("error %q status %v, want an error starting %q with status %q", msg, m["status"], prefix, status)
-	}
-	return nil
-}
-
-func (w *World) failsWithText(text string) error {
+// failsNaming checks that the last call failed and that its answer names
+// each of the values: the field at fault, the number or id refused, the
+// operation unknown. The wording around them is the server's own.
+func (w *World) failsNaming(list string) error {
 	if err := w.callFails(); err != nil {
 		return err
 	}
-	if got := w.last.Text(); got != w.expand(text) {
-		return fmt.Errorf("text %q, want %q", got, w.expand(text))
+	var texts []string
+	for _, b := range w.last.Blocks {
+		texts = append(texts, b.Text)
+	}
+	if missing := unnamed(strings.Join(texts, "\n"), names(w.expand(list))); len(missing) > 0 {
+		return fmt.Errorf("%s failed without naming %s: %s", w.lastOp, strings.Join(missing, ", "), clipText(w.last.Text()))
+	}
+	return nil
+}
+
+// failsNamingStatus is failsNaming for an error answer in the JSON envelope
+// of the thought operation, whose status field has the given value.
+func (w *World) failsNamingStatus(list, status string) error {
+	if err := w.failsNaming(list); err != nil {
+		return err
+	}
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	if m["status"] != status {
+		return fmt.Errorf("status %v, want %q: %s", m["status"], status, clipText(w.last.Text()))
 	}
 	return nil
 }

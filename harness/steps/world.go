@@ -97,7 +97,9 @@ func (w *World) Reset(rec *transcript.Recorder, name string) {
 }
 
 // Close ends every MCP session of the scenario (DELETE over HTTP) and
-// returns the quirks they tolerated.
+// returns the quirks they tolerated. Defects the transcript recorded (a
+// stdio server's stdout lines that are not JSON-RPC messages) fail the
+// scenario here, whatever its steps found.
 func (w *World) Close() (quirks []string, err error) {
 	names := make([]string, 0, len(w.conns))
 	for n := range w.conns {
@@ -120,7 +122,21 @@ func (w *World) Close() (quirks []string, err error) {
 		}
 		w.sibling = nil
 	}
+	// Closing waited for the servers' output to end: every defect is in.
+	if d := w.rec.Defects(); len(d) > 0 {
+		errs = append(errs, DefectsError(d))
+	}
 	return quirks, errors.Join(errs...)
+}
+
+// DefectsError is the failure of a scenario or a start-up in whose traffic
+// the transcript recorded defects.
+func DefectsError(defects []string) error {
+	shown := defects
+	if len(shown) > 5 {
+		shown = append(append([]string{}, shown[:5]...), fmt.Sprintf("… and %d more", len(defects)-5))
+	}
+	return fmt.Errorf("the server sent what no conforming server may send (%d defects):\n%s", len(defects), strings.Join(shown, "\n"))
 }
 
 func (w *World) timeout() time.Duration {

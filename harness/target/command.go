@@ -171,10 +171,8 @@ func (t *commandTarget) Dial(_ context.Context, rec *transcript.Recorder, o Dial
 	if t.o.Transport == HTTP {
 		return DialHTTP(t.url, o)
 	}
-	return transport.NewStdioWithOptions(t.argv[0], t.env, t.argv[1:], transport.WithCommandFunc(
-		func(ctx context.Context, _ string, _ []string, _ []string) (*exec.Cmd, error) {
-			return t.command(ctx, rec), nil
-		})), nil
+	// Every line of the child's stdout is checked on its way to the client.
+	return newTappedCommand(t.command(context.Background(), rec), rec)
 }
 
 // PID returns the HTTP child's pid (0 over stdio or when it is not running).

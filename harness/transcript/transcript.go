@@ -32,6 +32,10 @@ const (
 	Stderr       = "stderr"
 	Warning      = "warning"
 	Note         = "note"
+	// Defect is something the server put on the wire that no conforming
+	// server may send, such as a stdout line of a stdio server that is not a
+	// JSON-RPC message. A scenario with a defect fails.
+	Defect = "defect"
 )
 
 // Entry is one line of a transcript.
@@ -81,6 +85,7 @@ type Recorder struct {
 	f        *os.File
 	err      error
 	warnings []string
+	defects  []string
 	counts   Counts
 }
 
@@ -128,8 +133,11 @@ func (r *Recorder) Add(e Entry) {
 	e.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e.Kind == Warning {
+	switch e.Kind {
+	case Warning:
 		r.warnings = append(r.warnings, e.Text)
+	case Defect:
+		r.defects = append(r.defects, e.Text)
 	}
 	if e.Dir == Send && e.Kind == Request && !e.Bypass {
 		r.count(e, 1)
@@ -207,6 +215,13 @@ func (r *Recorder) Warnings() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string{}, r.warnings...)
+}
+
+// Defects returns the defects recorded so far (entries of kind Defect).
+func (r *Recorder) Defects() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string{}, r.defects...)
 }
 
 // Counts returns a copy of the request counts.

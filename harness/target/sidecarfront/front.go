@@ -139,7 +139,9 @@ func (f *Front) stdioThroughSidecar(rec *transcript.Recorder) (transport.Interfa
 		toServer.Close()
 		f.retire(sp)
 	}()
-	return transport.NewIO(toClient, fromClient, nil), nil
+	// The sidecar passes every line of the server's stdout on as it is:
+	// the client's side checks them.
+	return target.NewTappedIO(toClient, fromClient, rec), nil
 }
 
 // retire folds a finished stdio proxy's counts into the totals.

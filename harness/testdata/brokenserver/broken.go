@@ -49,6 +49,8 @@ type Proxy struct {
 	tmp      string
 	load     loadState
 	dur      durabilityState
+	words    rewording
+	dataDir  string // the server's data directory, for TornWrites
 }
 
 type ctxKey struct{}
@@ -120,6 +122,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // modify rewrites the JSON answer of a tools/call according to the fault.
 func (p *Proxy) modify(resp *http.Response) error {
 	c, ok := resp.Request.Context().Value(ctxKey{}).(call)
+	if p.fault == Reworded {
+		return p.rewordResponse(resp, c)
+	}
 	if ok && isLoadFault(p.fault) {
 		return p.observeLoad(resp, c)
 	}
@@ -213,6 +218,10 @@ func (p *Proxy) result(c call, res map[string]any) {
 		p.exports(c, obj, jsonText, isError, set)
 	case HidesDamage:
 		p.hideDamage(c, res, first, text, isError)
+	case DamageAdvancesStage, DamagedBecomesCurrent:
+		p.afterDamage(c, obj, text, jsonText, isError, set)
+	case TornWrites:
+		p.tearLarge(c, obj, jsonText, isError)
 	}
 }
 

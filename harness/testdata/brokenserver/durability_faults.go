@@ -24,13 +24,20 @@ const (
 	LinksLostOnRestart Fault = "export-links-lost-on-restart"
 )
 
-// DurabilityFaults lists the faults the durability scenarios must catch.
-var DurabilityFaults = []Fault{HidesDamage, LinksLostOnRestart}
+// DurabilityFaults lists the faults the durability scenarios must catch
+// (the others are in damage_faults.go).
+var DurabilityFaults = []Fault{HidesDamage, LinksLostOnRestart, DamageAdvancesStage, DamagedBecomesCurrent, TornWrites}
 
-// durabilityState is the proxy's bookkeeping for LinksLostOnRestart.
+// durabilityState is the proxy's bookkeeping for LinksLostOnRestart,
+// DamageAdvancesStage and DamagedBecomesCurrent.
 type durabilityState struct {
 	mu      sync.Mutex
 	exports map[string]int // exports seen, by reasoning session id
+	// current is the damaged session DamagedBecomesCurrent reports as
+	// current, by MCP session id.
+	current map[string]string
+	// thoughts marks the MCP sessions that recorded a thought.
+	thoughts map[string]bool
 }
 
 // hideDamage turns a refusal of a damaged session into a success.
