@@ -187,7 +187,8 @@ func (r *Report) roundPhases(label string) map[int]PhaseResult {
 }
 
 func (r *Report) summarise() {
-	r.Summaries, r.Comparisons = nil, nil
+	// Empty, not nil: a tier without rounds (stress) still writes arrays.
+	r.Summaries, r.Comparisons = []Summary{}, []Comparison{}
 	values := map[string]map[int][2]float64{} // label → round → throughput, thought p99
 	for _, label := range r.labels() {
 		phases := r.roundPhases(label)
