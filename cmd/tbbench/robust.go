@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/robust"
+	"github.com/thoughtbox-bench/tbbench/harness/security"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
@@ -27,6 +29,7 @@ func runRobust(args []string) int {
 		runID    = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage, then -robust)")
 		critique = fs.Duration("critique-timeout", 0, "the target's critique (sampling) timeout; a thought asking for a critique may take this plus 3 s (default 30s, 2s for the embedded server)")
 		noFaults = fs.Bool("no-faults", false, "send the bad inputs only; make no fault (refused or unanswered sampling, unwritable export directory)")
+		noSec    = fs.Bool("no-security", false, "leave out the security checks")
 		verbose  = fs.Bool("v", false, "print every input's verdict, not only the failures")
 	)
 	fs.Usage = func() {
@@ -41,13 +44,18 @@ over the 4 MiB limit (HTTP targets). Each input must get a clear error
 limit a normal answer —, the target must keep answering, and nothing may
 change: read back through MCP and, when the data directory is known, hashed
 on disk. Then it makes faults: a client that refuses or never answers
-sampling, an export directory that cannot be written.
+sampling, an export directory that cannot be written. Then the security
+checks: Host and Origin validation, the bind address, path traversal, the
+body limit, request content (canaries) kept out of a sidecar's metrics,
+logs and traces, label cardinality under random names.
 
-Writes robustness.json and .md, scorecard.json and .md (the robustness
-axis) and transcripts/robustness.jsonl under <out>/<run-id>/.
+Writes robustness.json and .md, security.json, scorecard.json and .md (the
+robustness and security axes) and transcripts/robustness.jsonl under
+<out>/<run-id>/.
 
-Exit status: 0 when every applicable input and fault passed, 1 when some
-failed, 2 when the target could not be started or reached.
+Exit status: 0 when every applicable input, fault and security check
+passed, 1 when some failed, 2 when the target could not be started or
+reached.
 
 Flags:
 `)
@@ -102,20 +110,46 @@ Flags:
 		}
 		return exitFail
 	}
+	axes := []scorecards.Axis{robust.Axis(results)}
+	var secFailed int
+	if !*noSec {
+		sec := security.Run(ctx, tg, rec)
+		for _, r := range sec {
+			if !r.Passed && !r.NotApplicable {
+				secFailed++
+			}
+			if *verbose || (!r.Passed && !r.NotApplicable) {
+				fmt.Printf("%-6s security/%s: %s\n", map[bool]string{true: "ok", false: "FAILED"}[r.Passed || r.NotApplicable], r.Name, r.Detail)
+			}
+		}
+		axes = append(axes, security.Axis(sec))
+		if werr := writeJSON(filepath.Join(dir, "security.json"), map[string]any{"results": sec}); werr != nil {
+			fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)
+		}
+	}
 	card := scorecards.Scorecard{SchemaVersion: scorecards.SchemaVersion, RunID: *runID, StartedAt: start, FinishedAt: time.Now(),
 		Target:  scorecards.Target{Name: info.Address, Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage},
 		Harness: scorecards.Harness{Version: version, GoVersion: runtime.Version()}, Machine: scorecards.CurrentMachine(),
-		Axes: []scorecards.Axis{robust.Axis(results)}}
+		Axes: axes}
 	card.Finish()
 	if werr := errors.Join(robust.Write(dir, results), writeScorecardOnly(card, dir)); werr != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)
 	}
 	passed, failed, na := robust.Tally(results)
-	fmt.Printf("robustness: %d passed, %d failed, %d not applicable in %.1f s; results in %s\n", passed, failed, na, time.Since(start).Seconds(), dir)
-	if err != nil || failed > 0 {
+	fmt.Printf("robustness: %d passed, %d failed, %d not applicable; security: %d failed; %.1f s; results in %s\n", passed, failed, na, secFailed, time.Since(start).Seconds(), dir)
+	if err != nil || failed > 0 || secFailed > 0 {
 		return exitFail
 	}
 	return exitPass
+}
+
+// writeJSON writes v indented to path.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 func verdictWord(r robust.Result) string {
