@@ -49,6 +49,7 @@ type Proxy struct {
 	tmp      string
 	load     loadState
 	dur      durabilityState
+	exact    exactState
 }
 
 type ctxKey struct{}
@@ -93,7 +94,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		body, _ := io.ReadAll(r.Body)
+		if p.refuseBody(w, body) {
+			return
+		}
+		body = p.rewriteRequest(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -213,6 +219,8 @@ func (p *Proxy) result(c call, res map[string]any) {
 		p.exports(c, obj, jsonText, isError, set)
 	case HidesDamage:
 		p.hideDamage(c, res, first, text, isError)
+	default:
+		p.exactnessResult(c, obj, jsonText, isError, set)
 	}
 }
 
