@@ -1,5 +1,5 @@
-// Package features embeds the Gherkin feature files, one per suite, so the
-// harness runs them from any directory.
+// Package features embeds the Gherkin feature files (every scenario tagged
+// with its level and its suite), so the harness runs them from any directory.
 package features
 
 import "embed"

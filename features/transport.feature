@@ -46,10 +46,10 @@ Feature: Streamable HTTP transport
 
   @intent @transport @http
   Scenario: bodies up to 4 MiB are accepted, larger ones get 413
-    Given a reasoning session at stage cipher_loaded
-    When I record a thought of 3 MiB
-    Then the call succeeds
-    When I POST 5 MiB to the MCP endpoint in my session
+    Given a fresh MCP session
+    When I POST a body of exactly 4194304 bytes to the MCP endpoint in my session
+    Then the HTTP answer is a JSON-RPC result
+    When I POST a body of exactly 4194305 bytes to the MCP endpoint in my session
     Then the HTTP status is 413
     And the HTTP body is a JSON-RPC error
 

@@ -32,6 +32,17 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.CannedReads:      "@ledger",
 	brokenserver.NoCookbook:       "@sessions",
 	brokenserver.UnscopedSessions: "@validation",
+
+	brokenserver.BodyLimitOffByOne:      "@transport",
+	brokenserver.LongTitleTruncated:     "@validation",
+	brokenserver.MarkdownNoRevisions:    "@sessions",
+	brokenserver.CipherCutShort:         "@sessions",
+	brokenserver.AgentNameNeedsID:       "@behavioural",
+	brokenserver.LastCountsBranches:     "@ledger",
+	brokenserver.ReadReportsCurrent:     "@ledger",
+	brokenserver.BranchRangeIgnoresGaps: "@ledger",
+	brokenserver.StaleExportFile:        "@behavioural",
+	brokenserver.MissingExportFile:      "@behavioural",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault

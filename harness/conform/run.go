@@ -70,12 +70,17 @@ const (
 	// same server on the same data (target.Sibling): command and embedded
 	// targets, not a URL, not memory storage.
 	SecondProcessTag = "@second-process"
+	// ExportDirTag marks scenarios that read the export files the server
+	// writes: the export directory must be known (embedded, --command with
+	// a data or export directory in --env, or --export-dir), so the files
+	// are on this machine.
+	ExportDirTag = "@export-dir"
 )
 
 // capabilityTags are the tags that say what a scenario needs of the target;
 // they are neither a level nor the suite.
 var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
-	DataDirTag: true, SecondProcessTag: true}
+	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true}
 
 // exclusive reports whether a scenario with these tags must run alone: it
 // restarts or kills the server every other scenario talks to.
@@ -111,6 +116,8 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 			return "kills the server with SIGKILL; this target does not run in a child process of the harness (start it with --command, or the embedded server as a child)"
 		case t == DataDirTag && info.DataDir == "":
 			return "reads or changes the server's files; the data directory is not known (set THOUGHTBOX_DATA_DIR with --env)"
+		case t == ExportDirTag && info.ExportDir == "":
+			return "reads the export files the server writes; its export directory is not known (give --export-dir, or THOUGHTBOX_DATA_DIR or THOUGHTBOX_EXPORT_DIR with --env)"
 		case t == SecondProcessTag && !siblings:
 			return "starts a second process of the server on the same data; the harness does not start this target"
 		}

@@ -5,6 +5,8 @@ import "github.com/cucumber/godog"
 // Register binds every step of the feature language to w, the state of one
 // scenario.
 func Register(sc *godog.ScenarioContext, w *World) {
+	registerExactness(sc, w)
+
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)
 	sc.Given(`^a fresh MCP session that answers sampling requests$`, w.samplingSession)

@@ -241,14 +241,21 @@ func (w *World) sid() (string, error) {
 func (w *World) text(s string) string { return s + " [" + w.env.Nonce + "]" }
 
 // readExport returns the export written at path: the file when it is
-// readable here, else the session's linked export fetched through the
-// session operation.
+// readable here. A file that can not be read is an error when the harness
+// knows the server's export directory (the server's files are on this
+// machine); otherwise, and when there is no path, the session's linked
+// export is fetched through the session operation.
 func (w *World) readExport(path, sid string) ([]byte, error) {
 	if path != "" {
-		if data, err := os.ReadFile(path); err == nil {
+		data, err := os.ReadFile(path)
+		if err == nil {
 			w.rec.Notef("read export from %s", path)
 			return data, nil
 		}
+		if w.env.Target.Info().ExportDir != "" {
+			return nil, fmt.Errorf("the export file %s that exportPath names can not be read: %v", path, err)
+		}
+		w.rec.Notef("the export file %s is not readable here (%v) and the server's export directory is unknown: exporting the session through the session operation instead", path, err)
 	}
 	res, err := w.call("session", map[string]any{"operation": "export", "sessionId": sid, "format": "json"})
 	if err != nil {

@@ -73,7 +73,9 @@ func (s *Host) export(_ context.Context, h *ledger.Handler, a Args) (any, error)
 	return res, nil
 }
 
-// Markdown renders the main chain of a session as markdown.
+// Markdown renders the main chain of a session as markdown. A thought is
+// marked "[R<k>]" when it is a revision (isRevision) of thought k; a
+// revisesThought without isRevision is no revision, as everywhere else.
 func Markdown(sess storage.Session, main []storage.Node, withMeta bool) string {
 	var b strings.Builder
 	if withMeta {
@@ -87,7 +89,7 @@ func Markdown(sess storage.Session, main []storage.Node, withMeta bool) string {
 	for _, n := range main {
 		d := n.Data
 		fmt.Fprintf(&b, "\n### Thought %d/%d", d.ThoughtNumber, d.TotalThoughts)
-		if d.RevisesThought != nil {
+		if d.Revision() && d.RevisesThought != nil {
 			fmt.Fprintf(&b, " [R%d]", *d.RevisesThought)
 		}
 		fmt.Fprintf(&b, "\n\n%s\n", d.Thought)
@@ -96,7 +98,8 @@ func Markdown(sess storage.Session, main []storage.Node, withMeta bool) string {
 }
 
 // Cipher renders the main chain of a session in compressed cipher notation:
-// one line per thought, "[n/total] [R<revised>] <marker>:<first 150 chars>".
+// one line per thought, "[n/total] [R<revised>] <marker>:<first 150 chars>",
+// with "R<revised>" on revisions (isRevision) only.
 func Cipher(sess storage.Session, main []storage.Node, withMeta bool) string {
 	var lines []string
 	if withMeta {
@@ -105,7 +108,7 @@ func Cipher(sess storage.Session, main []storage.Node, withMeta bool) string {
 	for _, n := range main {
 		d := n.Data
 		parts := []string{fmt.Sprintf("[%d/%d]", d.ThoughtNumber, d.TotalThoughts)}
-		if d.RevisesThought != nil {
+		if d.Revision() && d.RevisesThought != nil {
 			parts = append(parts, fmt.Sprintf("R%d", *d.RevisesThought))
 		}
 		parts = append(parts, marker(d.Thought)+compress(d.Thought))

@@ -61,21 +61,23 @@ func TestMarkdownAndCipher(t *testing.T) {
 		{Thought: "Hypothesis: we assume the cache is stale"},
 		{Thought: "Evidence: we found stale entries\nin the log"},
 		{Thought: "Revised: " + strings.Repeat("x", 200), IsRevision: &yes, RevisesThought: &two},
+		{Thought: "Refers to two", RevisesThought: &two},
 	} {
 		if _, err := c.Append(e); err != nil {
 			t.Fatal(err)
 		}
 	}
 	md := sessions.Markdown(c.Session(), c.Main(), true)
-	for _, want := range []string{"# Probe\n\n**Tags:** a, b\n**Created:** 2026-11-22T08:00:00.000Z\n**Thoughts:** 3\n\n---\n\n## Main Thread\n",
-		"### Thought 1/1\n\nHypothesis: we assume the cache is stale\n", "### Thought 3/3 [R2]\n"} {
+	for _, want := range []string{"# Probe\n\n**Tags:** a, b\n**Created:** 2026-11-22T08:00:00.000Z\n**Thoughts:** 4\n\n---\n\n## Main Thread\n",
+		"### Thought 1/1\n\nHypothesis: we assume the cache is stale\n", "### Thought 3/3 [R2]\n", "### Thought 4/4\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
 	ci := strings.Split(sessions.Cipher(c.Session(), c.Main(), true), "\n")
-	if ci[0] != "# Probe" || ci[1] != "T:a,b N:3" || ci[3] != "[1/1] H:Hypothesis: we assume the cache is stale" ||
-		ci[4] != "[2/2] E:Evidence: we found stale entries in the log" || !strings.HasPrefix(ci[5], "[3/3] R2 ") || !strings.HasSuffix(ci[5], "...") {
+	if ci[0] != "# Probe" || ci[1] != "T:a,b N:4" || ci[3] != "[1/1] H:Hypothesis: we assume the cache is stale" ||
+		ci[4] != "[2/2] E:Evidence: we found stale entries in the log" || !strings.HasPrefix(ci[5], "[3/3] R2 ") || !strings.HasSuffix(ci[5], "...") ||
+		ci[6] != "[4/4] Refers to two" {
 		t.Errorf("cipher:\n%s", strings.Join(ci, "\n"))
 	}
 	if bare := sessions.Cipher(c.Session(), c.Main(), false); strings.HasPrefix(bare, "#") {

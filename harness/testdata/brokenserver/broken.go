@@ -51,6 +51,7 @@ type Proxy struct {
 	dur      durabilityState
 	words    rewording
 	dataDir  string // the server's data directory, for TornWrites
+	exact    exactState
 }
 
 type ctxKey struct{}
@@ -95,7 +96,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		body, _ := io.ReadAll(r.Body)
+		if p.refuseBody(w, body) {
+			return
+		}
+		body = p.rewriteRequest(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -222,6 +228,8 @@ func (p *Proxy) result(c call, res map[string]any) {
 		p.afterDamage(c, obj, text, jsonText, isError, set)
 	case TornWrites:
 		p.tearLarge(c, obj, jsonText, isError)
+	default:
+		p.exactnessResult(c, obj, jsonText, isError, set)
 	}
 }
 
