@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
@@ -78,8 +80,11 @@ func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 		}
 		req.Header.Set(k, v)
 	}
-	info := &transcript.HTTPInfo{Method: method, URL: url, RequestHeader: req.Header.Clone(), RequestBody: clip(body)}
+	sent := &sentHeader{}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteHeaderField: sent.add}))
+	info := &transcript.HTTPInfo{Method: method, URL: url, RequestBody: clip(body)}
 	resp, err := http.DefaultClient.Do(req)
+	info.RequestHeader = sent.header(req)
 	if err != nil {
 		rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Send, HTTP: info, Text: err.Error()})
 		return HTTPResponse{}, err
@@ -89,6 +94,43 @@ func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 	info.Status, info.ResponseHeader, info.ResponseBody = resp.StatusCode, resp.Header.Clone(), string(b)
 	rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Recv, HTTP: info})
 	return HTTPResponse{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}, nil
+}
+
+// sentHeader collects the header fields the HTTP client writes on the
+// wire: besides those the harness set, Host (which net/http takes from
+// Request.Host, not Request.Header), User-Agent, Content-Length and
+// Accept-Encoding.
+type sentHeader struct {
+	mu sync.Mutex
+	h  http.Header
+}
+
+func (s *sentHeader) add(key string, value []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil {
+		s.h = http.Header{}
+	}
+	for _, v := range value {
+		s.h.Add(key, v)
+	}
+}
+
+// header returns the fields written, or, when the request never got as far
+// as its header (no connection), those it was to carry, Host included.
+func (s *sentHeader) header(req *http.Request) http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h != nil {
+		return s.h.Clone()
+	}
+	h := req.Header.Clone()
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	h.Set("Host", host)
+	return h
 }
 
 // clip shortens huge request bodies in transcripts (the size is kept).

@@ -62,8 +62,10 @@ type BlockInfo struct {
 
 // HTTPInfo describes a raw HTTP exchange.
 type HTTPInfo struct {
-	Method         string              `json:"method"`
-	URL            string              `json:"url"`
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	// RequestHeader holds the header fields as the client wrote them,
+	// Host, User-Agent and Content-Length included.
 	RequestHeader  map[string][]string `json:"requestHeader,omitempty"`
 	RequestBody    string              `json:"requestBody,omitempty"`
 	Status         int                 `json:"status,omitempty"`
