@@ -24,9 +24,15 @@ import (
 
 // Exit statuses of tbbench conform.
 const (
-	exitPass        = 0
-	exitFail        = 1
-	exitUnreachable = 2
+	// exitPass: every scenario of the required levels passed and the
+	// sidecar's counts agree with the harness's.
+	exitPass = 0
+	// exitFail: the verdict is fail.
+	exitFail = 1
+	// exitBadInput: bad flags, feature files whose tags break the rules, a
+	// tag expression that selects no required scenario, or a target that
+	// could not be started or reached; nothing was judged.
+	exitBadInput = 2
 )
 
 func runConform(args []string) int {
@@ -51,8 +57,15 @@ traffic goes through an mcp-sidecar proxy started in this process (unless
 --direct); its counts per method, tool and operation must equal the
 harness's own (the scorecard's observability axis).
 
-Exit status: 0 when every scenario of the required levels passed, 1 when some
-failed, 2 when the target could not be started or reached.
+Every scenario must carry exactly one level tag (@core, @intent, @quirk) and
+one suite tag; the feature files and --tags are checked before the target
+starts. A --tags expression must name known tags and select at least one
+scenario of a required level.
+
+Exit status: 0 when every scenario of the required levels passed and the
+sidecar's counts agree with the harness's; 1 when the verdict is fail; 2 for
+bad flags, feature files or --tags (see above) or a target that could not be
+started or reached.
 
 Flags:
 `)
@@ -62,12 +75,12 @@ Flags:
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
 		}
-		return exitUnreachable
+		return exitBadInput
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 	kind := spec.Kind()
 	required := []string{"core"}
@@ -77,13 +90,21 @@ Flags:
 	if *require != "" {
 		required = strings.Split(*require, ",")
 	}
+	// The feature files and the selection are checked before the target
+	// is started: a mistyped tag is the user's to fix, not the server's.
+	sel, err := conform.LoadFeatures(features.FS, *tags, required)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		fmt.Println(noResults)
+		return exitBadInput
+	}
 	if *runID == "" {
 		*runID = defaultRunID(spec)
 	}
 	dir := filepath.Join(*out, *runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -92,8 +113,8 @@ Flags:
 	tg, err := spec.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		fmt.Println("0 passed, 0 failed")
-		return exitUnreachable
+		fmt.Println(noResults)
+		return exitBadInput
 	}
 	defer tg.Close()
 	info := tg.Info()
@@ -108,13 +129,13 @@ Flags:
 	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)
 
 	rep, err := conform.Run(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
-		Tags: *tags, Progress: newProgress(*progress, conform.CountScenarios(features.FS))})
+		Tags: *tags, Progress: newProgress(*progress, sel.Selected)})
 	finishProgress()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		fmt.Println("0 passed, 0 failed")
-		if errors.Is(err, target.ErrUnreachable) {
-			return exitUnreachable
+		fmt.Println(noResults)
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, conform.ErrFeatures) || errors.Is(err, conform.ErrSelection) {
+			return exitBadInput
 		}
 		return exitFail
 	}
@@ -162,6 +183,9 @@ Flags:
 	}
 	return exitPass
 }
+
+// noResults is the last line of a run that judged nothing.
+const noResults = "0 passed, 0 failed, 0 informational (quirk)"
 
 func score(c scorecards.Scorecard) string {
 	if a, ok := c.Axis(scorecards.AxisCorrectness); ok && a.Score != nil {

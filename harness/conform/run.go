@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/thoughtbox-bench/tbbench/features"
 	"github.com/thoughtbox-bench/tbbench/harness/steps"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/sidecarfront"
@@ -66,6 +64,11 @@ const (
 	// data directory must be known (embedded, or --command with
 	// THOUGHTBOX_DATA_DIR in --env) and the storage not memory.
 	DataDirTag = "@data-dir"
+	// ExportDirTag marks scenarios that check where the server writes its
+	// exports (D9): the export directory must be known (embedded, --command
+	// with THOUGHTBOX_DATA_DIR or THOUGHTBOX_EXPORT_DIR in --env, or
+	// --export-dir).
+	ExportDirTag = "@export-dir"
 	// SecondProcessTag marks scenarios that start another process of the
 	// same server on the same data (target.Sibling): command and embedded
 	// targets, not a URL, not memory storage.
@@ -75,7 +78,7 @@ const (
 // capabilityTags are the tags that say what a scenario needs of the target;
 // they are neither a level nor the suite.
 var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
-	DataDirTag: true, SecondProcessTag: true}
+	DataDirTag: true, ExportDirTag: true, SecondProcessTag: true}
 
 // exclusive reports whether a scenario with these tags must run alone: it
 // restarts or kills the server every other scenario talks to.
@@ -111,6 +114,8 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 			return "kills the server with SIGKILL; this target does not run in a child process of the harness (start it with --command, or the embedded server as a child)"
 		case t == DataDirTag && info.DataDir == "":
 			return "reads or changes the server's files; the data directory is not known (set THOUGHTBOX_DATA_DIR with --env)"
+		case t == ExportDirTag && info.ExportDir == "":
+			return "checks where the server writes its exports; the export directory is not known (give --export-dir, or THOUGHTBOX_DATA_DIR or THOUGHTBOX_EXPORT_DIR with --env)"
 		case t == SecondProcessTag && !siblings:
 			return "starts a second process of the server on the same data; the harness does not start this target"
 		}
@@ -118,15 +123,19 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 	return ""
 }
 
-var levelTags = map[string]bool{"@core": true, "@intent": true, "@quirk": true}
-
 // Run plays every scenario against the target and returns their results.
+// The feature files are checked first (LoadFeatures): an error there wraps
+// ErrFeatures or ErrSelection and nothing runs.
 func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
 	}
 	if o.Features == nil {
-		o.Features = features.FS
+		o.Features = defaultFeatures
+	}
+	sel, err := LoadFeatures(o.Features, o.Tags, o.Required)
+	if err != nil {
+		return Report{}, err
 	}
 	if o.Nonce == "" {
 		o.Nonce = randomNonce()
@@ -171,13 +180,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				var tags []string
 				for _, t := range s.Tags {
 					tags = append(tags, t.Name)
-					switch {
-					case levelTags[t.Name]:
-						res.Level = strings.TrimPrefix(t.Name, "@")
-					case !capabilityTags[t.Name]:
-						res.Suite = strings.TrimPrefix(t.Name, "@")
-					}
 				}
+				res.Level, res.Suite = classify(tags)
 				if why := notApplicable(tags, o.Target, stdio, proxied); why != "" {
 					res.Status, res.Failure = NotApplicable, why
 				}
@@ -246,10 +250,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			Output:      io.Discard,
 		},
 	}
-	suite.Run()
+	status := suite.Run()
 	rep.FinishedAt = time.Now().UTC()
-	if len(rep.Scenarios) == 0 {
-		return rep, errors.New("no scenario ran: check the tag filter")
+	// godog's status 1 is a failed scenario, which the results hold; 2 is
+	// an error of its own. Every selected scenario must have a result: one
+	// missing would be dropped without a word.
+	if status > 1 || len(rep.Scenarios) != sel.Selected {
+		return rep, fmt.Errorf("godog ran %d of the %d scenarios selected (status %d)", len(rep.Scenarios), sel.Selected, status)
 	}
 	sortResults(rep.Scenarios)
 	rep.Levels = levels(rep.Scenarios, o.Required)
