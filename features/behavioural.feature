@@ -152,7 +152,7 @@ Feature: Behavioural tests of the thought operation
     Then the export has version "1.0", a session object and 4 nodes
     And the export file is named after the session and a timestamp
 
-  @intent @behavioural
+  @intent @behavioural @export-dir
   Scenario: Test 11 - the export lands in the configured export directory
     When I record 1 thought
     And I record a closing thought
