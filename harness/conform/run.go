@@ -17,14 +17,16 @@ import (
 
 	"github.com/thoughtbox-bench/tbbench/harness/steps"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
-	"github.com/thoughtbox-bench/tbbench/harness/target/sidecarfront"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 )
 
 // Options configure a conformance run.
 type Options struct {
 	Target target.Target
-	// OutDir receives transcripts/, cucumber.json and junit.xml.
+	// OutDir receives transcripts/, cucumber.json (godog's record of the
+	// steps, where an absent quirk is a failed scenario) and junit.xml
+	// (Report.JUnit, where it is not).
 	OutDir string
 	// Required are the levels the target must pass ("core", "intent").
 	Required []string
@@ -38,6 +40,14 @@ type Options struct {
 	Progress func(r ScenarioResult)
 	// Nonce is the run's nonce (default: random).
 	Nonce string
+}
+
+// Proxied is a target behind the sidecar (sidecarfront.Front, or a
+// decorator of it): Counts returns what the sidecar counted. A run through
+// one compares those counts with its own, and any difference fails it.
+type Proxied interface {
+	target.Target
+	Counts() sidecar.Counts
 }
 
 // Capability tags: scenarios that need something not every target has.
@@ -160,7 +170,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return filepath.Join(o.OutDir, "transcripts", base+".jsonl")
 	}
 	stdio := o.Target.HTTPBase() == ""
-	front, proxied := o.Target.(*sidecarfront.Front)
+	front, proxied := o.Target.(Proxied)
 	// Scenarios that restart or kill the server hold gate for writing, the
 	// others for reading, so a restart never cuts another scenario short.
 	var gate sync.RWMutex
@@ -240,7 +250,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			})
 		},
 		Options: &godog.Options{
-			Format:      "cucumber:" + filepath.Join(o.OutDir, "cucumber.json") + ",junit:" + filepath.Join(o.OutDir, "junit.xml"),
+			Format:      "cucumber:" + filepath.Join(o.OutDir, "cucumber.json"),
 			Paths:       []string{"."},
 			FS:          o.Features,
 			Concurrency: o.Concurrency,
@@ -262,8 +272,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
 	if proxied {
-		counts := front.Counts()
-		rep.Observability = CompareCounts(rep.Counts, counts)
+		rep.Observability = CompareCounts(rep.Counts, front.Counts())
+	}
+	if _, err := rep.WriteJUnit(o.OutDir); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -33,22 +34,65 @@ func RawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 }
 
 // RawHTTPCounted is RawHTTP to a sidecar's endpoint. A JSON-RPC request in
-// the body is also recorded as a request the harness sent, since the
-// sidecar counts it.
+// the body is also recorded as a request the harness sent, and the HTTP
+// answer as its response with its outcome (or, when none came, as a
+// request without an answer), since the sidecar counts it.
 func RawHTTPCounted(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
 	var msg struct {
 		ID     any    `json:"id"`
 		Method string `json:"method"`
 	}
-	if json.Unmarshal([]byte(body), &msg) == nil && msg.Method != "" {
-		kind := transcript.Request
-		if msg.ID == nil {
-			kind = transcript.Notification
-		}
-		rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
-			Text: "sent as raw HTTP through the sidecar"})
+	if json.Unmarshal([]byte(body), &msg) != nil || msg.Method == "" {
+		return rawHTTP(ctx, rec, endpoint, method, path, header, body)
 	}
-	return rawHTTP(ctx, rec, endpoint, method, path, header, body)
+	kind := transcript.Request
+	if msg.ID == nil {
+		kind = transcript.Notification
+	}
+	rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
+		Text: "sent as raw HTTP through the sidecar"})
+	res, err := rawHTTP(ctx, rec, endpoint, method, path, header, body)
+	if kind != transcript.Request {
+		return res, err
+	}
+	if err != nil {
+		rec.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: msg.Method, ID: msg.ID,
+			Message: json.RawMessage(body), Text: err.Error()})
+		return res, err
+	}
+	answer := jsonrpcAnswer(res)
+	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: msg.Method, ID: msg.ID, Message: answer,
+		Operation: transcript.Operation(msg.Method, json.RawMessage(body)),
+		Text:      fmt.Sprintf("the raw HTTP answer (status %d) to the request above", res.Status)}
+	if answer == nil {
+		// No JSON-RPC answer: the sidecar counts an error.
+		e.Status = transcript.StatusError
+	}
+	rec.Add(e)
+	return res, nil
+}
+
+// jsonrpcAnswer returns the JSON-RPC response in an HTTP answer: the body,
+// or the last data line of an SSE stream that is a response (nil when there
+// is none).
+func jsonrpcAnswer(res HTTPResponse) json.RawMessage {
+	isResponse := func(b []byte) bool {
+		var m struct {
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		return json.Unmarshal(b, &m) == nil && (m.Result != nil || m.Error != nil)
+	}
+	if b := []byte(strings.TrimSpace(res.Body)); isResponse(b) {
+		return b
+	}
+	var last json.RawMessage
+	for _, line := range strings.Split(res.Body, "\n") {
+		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:"); ok && isResponse([]byte(strings.TrimSpace(data))) {
+			last = json.RawMessage(strings.TrimSpace(data))
+		}
+	}
+	return last
 }
 
 func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
