@@ -110,3 +110,13 @@ func TestConformQuirksAreInformational(t *testing.T) {
 		t.Errorf("junit.xml: %d failures, %d quirk cases", doc.Failures, quirks)
 	}
 }
+
+// TestConformNothingApplicable selects only scenarios that kill the server,
+// which do not apply to memory storage: nothing is judged, and the run
+// exits 2 saying so rather than passing or failing.
+func TestConformNothingApplicable(t *testing.T) {
+	code, stdout, stderr := captureAll(t, "conform", "--storage", "memory", "--tags", "@kill", "--out", t.TempDir(), "--progress", "lines")
+	if code != exitBadInput || !strings.Contains(stderr, "applies to this target: nothing was judged") {
+		t.Fatalf("exit %d, want %d: %s\n%s", code, exitBadInput, stdout, stderr)
+	}
+}
