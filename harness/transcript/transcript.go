@@ -196,7 +196,11 @@ func (r *Recorder) Add(e Entry) {
 // count adds n to the counts of the request e carries.
 func (r *Recorder) count(e Entry, n int) {
 	r.counts.Methods[e.Method] += n
-	if op := Operation(e.Method, e.Message); op != "" {
+	op := e.Operation
+	if op == "" {
+		op = Operation(e.Method, e.Message)
+	}
+	if op != "" {
 		r.counts.Operations[op] += n
 	}
 }
@@ -252,7 +256,11 @@ func (r *Recorder) unanswered(e Entry) {
 		r.counts.UnansweredMethods, r.counts.UnansweredOperations = map[string]int{}, map[string]int{}
 	}
 	r.counts.UnansweredMethods[e.Method]++
-	if op := Operation(e.Method, e.Message); op != "" {
+	op := e.Operation
+	if op == "" {
+		op = Operation(e.Method, e.Message)
+	}
+	if op != "" {
 		r.counts.UnansweredOperations[op]++
 	}
 }
