@@ -49,7 +49,7 @@ prometheus:
 
 # ./... skips testdata: the broken server's own tests are named.
 vet:
-	$(GO) vet ./... ./harness/testdata/brokenserver
+	$(GO) vet ./... ./harness/testdata/brokenserver ./harness/testdata/brokensidecar
 
 unit:
 	$(GO) test -race -count=1 -timeout 8m ./... ./harness/testdata/brokenserver

@@ -4,7 +4,7 @@
 # are not applicable.
 Feature: Transparency of the sidecar proxy
 
-  @core @proxy
+  @core @sidecar @proxy
   Scenario Outline: golden sequence "<fixture>" gives the same answers directly and through the sidecar
     When I play the golden sequence "<fixture>" directly and through the sidecar
     Then both plays gave the same answers
@@ -17,7 +17,7 @@ Feature: Transparency of the sidecar proxy
       | revision |
       | gaps     |
 
-  @core @proxy @http
+  @core @sidecar @proxy @http
   Scenario: HTTP answers to protocol errors are the same directly and through the sidecar
     When I send the protocol-error requests directly and through the sidecar
     Then both got the same HTTP statuses and bodies

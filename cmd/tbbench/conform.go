@@ -24,9 +24,15 @@ import (
 
 // Exit statuses of tbbench conform.
 const (
-	exitPass        = 0
-	exitFail        = 1
-	exitUnreachable = 2
+	// exitPass: every scenario of the required levels passed and the
+	// sidecar's counts agree with the harness's.
+	exitPass = 0
+	// exitFail: the verdict is fail.
+	exitFail = 1
+	// exitBadInput: bad flags, feature files whose tags break the rules, a
+	// tag expression that selects no required scenario, or a target that
+	// could not be started or reached; nothing was judged.
+	exitBadInput = 2
 )
 
 func runConform(args []string) int {
@@ -48,11 +54,23 @@ writes, under <out>/<run-id>/: conformance.json and .md, junit.xml,
 cucumber.json, scorecard.json and .md, and one JSONL transcript per scenario.
 Target: the embedded reference server (default), --url, or --command. The
 traffic goes through an mcp-sidecar proxy started in this process (unless
---direct); its counts per method, tool and operation must equal the
-harness's own (the scorecard's observability axis).
+--direct); its counts per method, tool, operation and status must equal the
+harness's own (the scorecard's observability axis, and a gate).
 
-Exit status: 0 when every scenario of the required levels passed, 1 when some
-failed, 2 when the target could not be started or reached.
+Every scenario must carry exactly one level tag (@core, @intent, @quirk) and
+one suite tag; the feature files and --tags are checked before the target
+starts. A --tags expression must name known tags and select at least one
+scenario of a required level.
+
+The last line printed is "N passed, N failed, N informational (quirk)":
+@quirk results are information, never failures.
+
+Exit status: 0 when every scenario of the required levels passed and the
+sidecar's counts per method, tool, operation and status agree with the
+harness's; 1 when the verdict is fail (a required scenario failed, or the
+counts differ); 2 when nothing was judged: bad flags, feature files or --tags
+(see above), no selected required scenario applicable to the target, or a
+target that could not be started or reached.
 
 Flags:
 `)
@@ -62,12 +80,12 @@ Flags:
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
 		}
-		return exitUnreachable
+		return exitBadInput
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 	kind := spec.Kind()
 	required := []string{"core"}
@@ -77,13 +95,21 @@ Flags:
 	if *require != "" {
 		required = strings.Split(*require, ",")
 	}
+	// The feature files and the selection are checked before the target
+	// is started: a mistyped tag is the user's to fix, not the server's.
+	sel, err := conform.LoadFeatures(features.FS, *tags, required)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		fmt.Println(noResults)
+		return exitBadInput
+	}
 	if *runID == "" {
 		*runID = defaultRunID(spec)
 	}
 	dir := filepath.Join(*out, *runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -92,8 +118,8 @@ Flags:
 	tg, err := spec.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		fmt.Println("0 passed, 0 failed")
-		return exitUnreachable
+		fmt.Println(noResults)
+		return exitBadInput
 	}
 	defer tg.Close()
 	info := tg.Info()
@@ -108,13 +134,13 @@ Flags:
 	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)
 
 	rep, err := conform.Run(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
-		Tags: *tags, Progress: newProgress(*progress, conform.CountScenarios(features.FS))})
+		Tags: *tags, Progress: newProgress(*progress, sel.Selected)})
 	finishProgress()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		fmt.Println("0 passed, 0 failed")
-		if errors.Is(err, target.ErrUnreachable) {
-			return exitUnreachable
+		fmt.Println(noResults)
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, conform.ErrFeatures) || errors.Is(err, conform.ErrSelection) {
+			return exitBadInput
 		}
 		return exitFail
 	}
@@ -133,35 +159,61 @@ Flags:
 	if err := errors.Join(errs...); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: writing results:", err)
 	}
-	passed, failed, na := rep.Tally()
+	t := rep.Totals()
 	fmt.Printf("\n%-8s %7s %7s %s\n", "level", "passed", "failed", "")
 	for _, l := range rep.Levels {
-		role := "informational"
-		if l.Required {
-			role = "required"
+		switch {
+		case l.Level == scorecards.Quirk:
+			fmt.Printf("%-8s %7s %7s informational: %d quirks present, %d absent\n", l.Level, "-", "-", l.Passed, l.Failed)
+		case l.Required:
+			fmt.Printf("%-8s %7d %7d required\n", l.Level, l.Passed, l.Failed)
+		default:
+			fmt.Printf("%-8s %7d %7d not required\n", l.Level, l.Passed, l.Failed)
 		}
-		fmt.Printf("%-8s %7d %7d %s\n", l.Level, l.Passed, l.Failed, role)
 	}
 	for _, s := range rep.Scenarios {
-		if s.Status == conform.Failed && s.Level != "quirk" {
+		if s.Status == conform.Failed && !s.Informational() {
 			fmt.Printf("FAILED @%s %s / %s\n  %s\n  transcript: %s\n", s.Level, s.Feature, s.Name,
 				firstLine(s.Failure), s.Transcript)
 		}
 	}
-	if na > 0 {
-		fmt.Printf("%d scenarios not applicable to this target\n", na)
+	if t.NotApplicable > 0 {
+		fmt.Printf("%d scenarios not applicable to this target\n", t.NotApplicable)
 	}
 	if a, ok := card.Axis(scorecards.AxisObservability); ok && a.Score != nil {
 		fmt.Printf("observability %.1f%%: %s\n", *a.Score*100, a.Summary)
 	}
+	if !rep.CountsAgree() {
+		fmt.Println("FAILED the sidecar's counts differ from the harness's (a gate): see the observability checks in scorecard.json")
+	}
 	fmt.Printf("verdict %s, correctness %s, %d scenarios in %.1f s; results in %s\n", card.Verdict,
-		score(card), passed+failed+na, time.Since(start).Seconds(), dir)
-	fmt.Printf("%d passed, %d failed\n", passed, failed)
-	if err != nil || !rep.RequiredPassed() {
+		score(card), len(rep.Scenarios), time.Since(start).Seconds(), dir)
+	fmt.Println(t)
+	if judged := judgedRequired(rep); judged == 0 {
+		fmt.Fprintf(os.Stderr, "tbbench: no selected scenario of a required level (%s) applies to this target: nothing was judged\n",
+			strings.Join(required, ","))
+		return exitBadInput
+	}
+	if card.Verdict != scorecards.VerdictPass {
 		return exitFail
 	}
 	return exitPass
 }
+
+// judgedRequired counts the scenarios of required levels that ran (passed
+// or failed).
+func judgedRequired(rep conform.Report) int {
+	n := 0
+	for _, l := range rep.Levels {
+		if l.Required && l.Level != scorecards.Quirk {
+			n += l.Passed + l.Failed
+		}
+	}
+	return n
+}
+
+// noResults is the last line of a run that judged nothing.
+const noResults = "0 passed, 0 failed, 0 informational (quirk)"
 
 func score(c scorecards.Scorecard) string {
 	if a, ok := c.Axis(scorecards.AxisCorrectness); ok && a.Score != nil {
@@ -208,7 +260,7 @@ func newProgress(mode string, total int) func(conform.ScenarioResult) {
 			mpb.PrependDecorators(decor.Name("scenarios "), decor.CountersNoUnit("%d/%d")),
 			mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.Elapsed(decor.ET_STYLE_GO)))
 		return func(r conform.ScenarioResult) {
-			if r.Status == conform.Failed && r.Level != "quirk" {
+			if r.Status == conform.Failed && !r.Informational() {
 				_, _ = fmt.Fprintf(bars, "FAIL @%s %s\n", r.Level, r.Name)
 			}
 			bar.Increment()

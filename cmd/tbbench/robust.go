@@ -65,12 +65,12 @@ Flags:
 		if errors.Is(err, flag.ErrHelp) {
 			return exitPass
 		}
-		return exitUnreachable
+		return exitBadInput
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 	if *runID == "" {
 		*runID = defaultRunID(spec) + "-robust"
@@ -82,7 +82,7 @@ Flags:
 	rec, err := transcript.Create(filepath.Join(dir, "transcripts", "robustness.jsonl"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 	defer rec.Close()
 
@@ -92,7 +92,7 @@ Flags:
 	tg, err := spec.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitUnreachable
+		return exitBadInput
 	}
 	defer tg.Close()
 	info := tg.Info()
@@ -106,7 +106,7 @@ Flags:
 	if err != nil && results == nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		if errors.Is(err, target.ErrUnreachable) {
-			return exitUnreachable
+			return exitBadInput
 		}
 		return exitFail
 	}

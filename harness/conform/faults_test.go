@@ -3,6 +3,7 @@ package conform_test
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,9 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokensidecar"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
 func firstLine(s string) string {
@@ -89,6 +93,73 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 				t.Fatalf("fault %s was not caught by any scenario", fault)
 			}
 			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
+		})
+	}
+}
+
+// TestSidecarCountFaultsAreCaught runs scenarios with tool errors and
+// JSON-RPC errors (the sidecar suite's protocol errors) through the broken
+// sidecar: without a fault its counts
+// agree and the run passes; with each fault (a wrong status label, a lost
+// one) the counts disagree and the run fails, though every scenario passed.
+func TestSidecarCountFaultsAreCaught(t *testing.T) {
+	for _, fault := range append([]brokensidecar.Fault{brokensidecar.None}, brokensidecar.All...) {
+		name := string(fault)
+		if fault == brokensidecar.None {
+			name = "no-fault"
+		}
+		t.Run(name, func(t *testing.T) {
+			inner, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tg, err := brokensidecar.Wrap(inner, fault)
+			if err != nil {
+				inner.Close()
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			dir := t.TempDir()
+			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: dir,
+				Required: []string{"core", "intent"}, Tags: "@gating,@validation,@sidecar"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			requirePass(t, rep)
+			for _, st := range []string{transcript.StatusOK, transcript.StatusToolError, transcript.StatusError} {
+				n := 0
+				for _, m := range rep.Counts.Statuses {
+					n += m[st]
+				}
+				if n == 0 {
+					t.Errorf("no request answered %s: the scenarios do not exercise every status (%v)", st, rep.Counts.Statuses)
+				}
+			}
+			card := rep.Scorecard(scorecards.Harness{})
+			card.Finish()
+			junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var failed []string
+			for _, c := range rep.Observability {
+				if !c.Passed {
+					failed = append(failed, c.Name+": "+c.Detail)
+				}
+			}
+			if fault == brokensidecar.None {
+				if len(failed) > 0 || !rep.Passed() || card.Verdict != scorecards.VerdictPass {
+					t.Fatalf("the sidecar without a fault: verdict %s, count checks failed:\n%s", card.Verdict, strings.Join(failed, "\n"))
+				}
+				return
+			}
+			if len(failed) == 0 || rep.Passed() || card.Verdict != scorecards.VerdictFail {
+				t.Fatalf("fault %s was not caught: verdict %s, passed %v", fault, card.Verdict, rep.Passed())
+			}
+			if !strings.Contains(string(junit), `message="the sidecar&#39;s counts differ`) {
+				t.Errorf("junit.xml does not report the count difference as a failure")
+			}
+			t.Logf("caught by %d count checks, e.g. %s", len(failed), failed[0])
 		})
 	}
 }

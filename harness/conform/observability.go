@@ -10,51 +10,86 @@ import (
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
+// statusLabels maps the outcomes the harness records to the values of the
+// sidecar's status label.
+var statusLabels = map[string]string{
+	transcript.StatusOK:        sidecar.StatusOK,
+	transcript.StatusToolError: sidecar.StatusToolError,
+	transcript.StatusError:     sidecar.StatusError,
+}
+
+// knownStatuses are the values the sidecar's status label may take.
+var knownStatuses = map[string]bool{sidecar.StatusOK: true, sidecar.StatusToolError: true, sidecar.StatusError: true,
+	sidecar.StatusCancelled: true}
+
 // CompareCounts checks the sidecar's counts against the harness's own: the
-// requests per method, the tool calls per tool and operation, and the
-// client notifications per method must be equal. A request the harness got
+// requests per method, and per method and status; the tool calls per tool
+// and operation, and per tool, operation and status; the client
+// notifications per method. Each must be equal. A request the harness got
 // no answer to (its server killed mid-call) may or may not have been
-// counted by the sidecar, so up to that many more are allowed. One check per
-// key, and one that no label fell back to "other".
+// counted by the sidecar, under any status, so up to that many more are
+// allowed for its method (or tool and operation). One check per key, one
+// that no label fell back to "other", and one that every status label is
+// one the sidecar defines (a lost label is empty).
 func CompareCounts(h transcript.Counts, s sidecar.Counts) []scorecards.Check {
 	var checks []scorecards.Check
-	check := func(kind, key string, want, got int64) {
-		lost := int64(h.UnansweredMethods[key])
-		if kind == "tool calls" {
-			lost = int64(h.UnansweredOperations[key])
-		}
-		if kind == "client notifications" {
-			lost = 0
-		}
-		detail := fmt.Sprintf("harness sent %d, sidecar counted %d", want, got)
+	check := func(name string, want, got, lost int64) {
+		detail := fmt.Sprintf("harness %d, sidecar counted %d", want, got)
 		if lost > 0 {
 			detail += fmt.Sprintf(" (and %d got no answer)", lost)
 		}
-		checks = append(checks, scorecards.Check{Name: kind + " " + key, Passed: want <= got && got <= want+lost, Detail: detail})
+		checks = append(checks, scorecards.Check{Name: name, Passed: want <= got && got <= want+lost, Detail: detail})
 	}
-	methods := map[string]int64{}
+	// byStatus compares one family: harness counts per key and outcome
+	// against the sidecar's per key and status label.
+	byStatus := func(kind string, hTotal map[string]int, hStatus map[string]map[string]int, lost map[string]int,
+		sStatus map[string]map[string]int64) {
+		sTotal := map[string]int64{}
+		for k, m := range sStatus {
+			for _, v := range m {
+				sTotal[k] += v
+			}
+		}
+		for _, k := range union(hTotal, sTotal) {
+			l := int64(lost[k])
+			check(kind+" "+k, int64(hTotal[k]), sTotal[k], l)
+			want := map[string]int{}
+			for outcome, v := range hStatus[k] {
+				label, ok := statusLabels[outcome]
+				if !ok {
+					label = "harness outcome " + outcome
+				}
+				want[label] += v
+			}
+			for _, st := range union(want, sStatus[k]) {
+				check(fmt.Sprintf("%s %s status=%q", kind, k, st), int64(want[st]), sStatus[k][st], l)
+			}
+		}
+	}
+	methods := map[string]map[string]int64{}
+	other, unknown := int64(0), map[string]int64{}
 	for k, v := range s.Requests {
-		methods[k.Method] += v
+		add64(methods, k.Method, k.Status, v)
+		if k.Method == sidecar.Other {
+			other += v
+		}
+		if !knownStatuses[k.Status] {
+			unknown[fmt.Sprintf("%s status=%q", k.Method, k.Status)] += v
+		}
 	}
-	for _, m := range union(h.Methods, methods) {
-		check("requests", m, int64(h.Methods[m]), methods[m])
-	}
-	ops := map[string]int64{}
-	other := int64(0)
+	byStatus("requests", h.Methods, h.Statuses, h.UnansweredMethods, methods)
+	ops := map[string]map[string]int64{}
 	for k, v := range s.ToolCalls {
-		ops[k.Tool+"/"+k.Operation] += v
+		op := k.Tool + "/" + k.Operation
+		add64(ops, op, k.Status, v)
 		if k.Tool == sidecar.Other || k.Operation == sidecar.Other {
 			other += v
 		}
-	}
-	for k := range s.Requests {
-		if k.Method == sidecar.Other {
-			other += s.Requests[k]
+		if !knownStatuses[k.Status] {
+			unknown[fmt.Sprintf("%s status=%q", op, k.Status)] += v
 		}
 	}
-	for _, op := range union(h.Operations, ops) {
-		check("tool calls", op, int64(h.Operations[op]), ops[op])
-	}
+	byStatus("tool calls", h.Operations, h.OperationStatuses, h.UnansweredOperations, ops)
 	notes := map[string]int64{}
 	for k, v := range s.Notifications {
 		if k.Direction == sidecar.DirectionIn {
@@ -62,11 +97,27 @@ func CompareCounts(h transcript.Counts, s sidecar.Counts) []scorecards.Check {
 		}
 	}
 	for _, n := range union(h.Notifications, notes) {
-		check("client notifications", n, int64(h.Notifications[n]), notes[n])
+		check("client notifications "+n, int64(h.Notifications[n]), notes[n], 0)
 	}
 	checks = append(checks, scorecards.Check{Name: "no label fell back to \"other\"", Passed: other == 0,
 		Detail: fmt.Sprintf("%d requests or tool calls labelled other", other)})
+	var bad []string
+	for _, k := range union(unknown, map[string]int{}) {
+		bad = append(bad, fmt.Sprintf("%s: %d", k, unknown[k]))
+	}
+	detail := "every count's status is ok, tool_error, error or cancelled"
+	if len(bad) > 0 {
+		detail = "counts with a status label missing or unknown: " + strings.Join(bad, ", ")
+	}
+	checks = append(checks, scorecards.Check{Name: "every status label is known", Passed: len(bad) == 0, Detail: detail})
 	return checks
+}
+
+func add64(m map[string]map[string]int64, key, status string, n int64) {
+	if m[key] == nil {
+		m[key] = map[string]int64{}
+	}
+	m[key][status] += n
 }
 
 func union[A, B int | int64](a map[string]A, b map[string]B) []string {

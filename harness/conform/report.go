@@ -25,7 +25,7 @@ func (r Report) WriteJSON(dir string) (string, error) {
 // every failure with its transcript.
 func (r Report) Markdown() string {
 	var b strings.Builder
-	passed, failed, na := r.Tally()
+	t := r.Totals()
 	fmt.Fprintf(&b, "# Conformance run %s\n\n", r.RunID)
 	fmt.Fprintf(&b, "Target: %s (%s", r.Target.Address, r.Target.Kind)
 	if r.Target.Transport != "" {
@@ -38,34 +38,32 @@ func (r Report) Markdown() string {
 	if r.Target.ServerName != "" {
 		fmt.Fprintf(&b, ", server %s %s", r.Target.ServerName, r.Target.ServerVersion)
 	}
-	fmt.Fprintf(&b, "\n\nStarted %s, %.1f s. %d passed, %d failed, %d not applicable. Required levels: %s. Verdict: **%s**.\n\n",
-		r.StartedAt.Format("2006-01-02 15:04:05Z"), r.FinishedAt.Sub(r.StartedAt).Seconds(), passed, failed, na,
+	fmt.Fprintf(&b, "\n\nStarted %s, %.1f s. %s, %d not applicable. Required levels: %s. Verdict: **%s**.\n\n",
+		r.StartedAt.Format("2006-01-02 15:04:05Z"), r.FinishedAt.Sub(r.StartedAt).Seconds(), t, t.NotApplicable,
 		strings.Join(r.Required, ", "), verdict(r))
 	b.WriteString("| Level | Passed | Failed | Status |\n|---|---|---|---|\n")
 	for _, l := range r.Levels {
-		status := "informational"
-		if l.Required {
-			status = "required"
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", l.Level, l.Passed, l.Failed, status)
-	}
-	b.WriteString("\n| Suite | Passed | Failed | Not applicable |\n|---|---|---|---|\n")
-	type tally struct{ p, f, n int }
-	suites := map[string]*tally{}
-	for _, s := range r.Scenarios {
-		t := suites[s.Suite]
-		if t == nil {
-			t = &tally{}
-			suites[s.Suite] = t
-		}
-		switch s.Status {
-		case Passed:
-			t.p++
-		case Failed:
-			t.f++
+		switch {
+		case l.Level == scorecards.Quirk:
+			fmt.Fprintf(&b, "| %s | – | – | informational: %d quirks present, %d absent |\n", l.Level, l.Passed, l.Failed)
+		case l.Required:
+			fmt.Fprintf(&b, "| %s | %d | %d | required |\n", l.Level, l.Passed, l.Failed)
 		default:
-			t.n++
+			fmt.Fprintf(&b, "| %s | %d | %d | not required |\n", l.Level, l.Passed, l.Failed)
 		}
+	}
+	b.WriteString("\n| Suite | Passed | Failed | Informational (quirk) | Not applicable |\n|---|---|---|---|---|\n")
+	suites := map[string]*Totals{}
+	for _, s := range r.Scenarios {
+		if suites[s.Suite] == nil {
+			suites[s.Suite] = &Totals{}
+		}
+		st := Report{Scenarios: []ScenarioResult{s}}.Totals()
+		t := suites[s.Suite]
+		t.Passed += st.Passed
+		t.Failed += st.Failed
+		t.Informational += st.Informational
+		t.NotApplicable += st.NotApplicable
 	}
 	names := make([]string, 0, len(suites))
 	for n := range suites {
@@ -74,12 +72,12 @@ func (r Report) Markdown() string {
 	sort.Strings(names)
 	for _, n := range names {
 		t := suites[n]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", n, t.p, t.f, t.n)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", n, t.Passed, t.Failed, t.Informational, t.NotApplicable)
 	}
-	if failed > 0 {
+	if t.Failed > 0 {
 		b.WriteString("\n## Failures\n")
 		for _, s := range r.Scenarios {
-			if s.Status != Failed {
+			if s.Status != Failed || s.Informational() {
 				continue
 			}
 			fmt.Fprintf(&b, "\n### %s — %s (@%s @%s)\n\n```\n%s\n```\n\nTranscript: `%s`\n", s.Feature, s.Name, s.Level, s.Suite,
@@ -96,7 +94,20 @@ func (r Report) Markdown() string {
 		}
 	}
 	if r.Observability != nil {
-		fmt.Fprintf(&b, "\n## Sidecar counts\n\nThe traffic went through the mcp-sidecar proxy; its counts against the harness's: %s.\n", summarise(r.Observability))
+		fmt.Fprintf(&b, "\n## Sidecar counts\n\nThe traffic went through the mcp-sidecar proxy; its counts per method, tool, operation and status against the harness's (a gate: any difference fails the run): %s.\n",
+			summarise(r.Observability))
+	}
+	if t.Informational > 0 {
+		b.WriteString("\n## Informational (@quirk)\n\nBehaviour of the original 1.2.2 nobody should rely on; never a failure.\n\n")
+		for _, s := range r.Scenarios {
+			switch {
+			case !s.Informational():
+			case s.Status == Passed:
+				fmt.Fprintf(&b, "- %s — %s: quirk present\n", s.Feature, s.Name)
+			default:
+				fmt.Fprintf(&b, "- %s — %s: quirk absent (%s)\n", s.Feature, s.Name, oneLine(s.Failure, 160))
+			}
+		}
 	}
 	if len(quirks) > 0 {
 		b.WriteString("\n## Quirks tolerated\n\n")
@@ -110,7 +121,7 @@ func (r Report) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", w)
 		}
 	}
-	if na > 0 {
+	if t.NotApplicable > 0 {
 		b.WriteString("\n## Not applicable\n\n")
 		for _, s := range r.Scenarios {
 			if s.Status == NotApplicable {
@@ -121,12 +132,26 @@ func (r Report) Markdown() string {
 	return b.String()
 }
 
-func verdict(r Report) string {
-	if r.RequiredPassed() {
-		return "pass"
+// oneLine is s with its white space runs made single spaces, cut to at
+// most max bytes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		return strings.ToValidUTF8(s[:max], "") + " …"
 	}
-	return "fail"
+	return s
 }
+
+func verdict(r Report) string {
+	if r.Passed() {
+		return scorecards.VerdictPass
+	}
+	return scorecards.VerdictFail
+}
+
+// GateSidecarCounts is the scorecard gate of a run through the sidecar: its
+// counts per method, tool, operation and status equal the harness's.
+const GateSidecarCounts = "sidecar counts equal the harness's"
 
 // WriteMarkdown writes conformance.md in dir.
 func (r Report) WriteMarkdown(dir string) (string, error) {
@@ -152,6 +177,8 @@ func (r Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 		ax := scorecards.ChecksAxis(scorecards.AxisObservability, scorecards.DefaultWeight(scorecards.AxisObservability), r.Observability)
 		ax.Summary = "sidecar counts vs the harness's: " + summarise(r.Observability)
 		s.Axes = append(s.Axes, ax)
+		g := scorecards.Gate{Name: GateSidecarCounts, Passed: r.CountsAgree(), Detail: summarise(r.Observability)}
+		s.Gates = append(s.Gates, g)
 	}
 	return s
 }

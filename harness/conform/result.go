@@ -3,6 +3,7 @@
 package conform
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -60,19 +61,59 @@ type TargetInfo struct {
 	ServerVersion string `json:"serverVersion,omitempty"`
 }
 
-// Tally counts the scenarios by status.
-func (r Report) Tally() (passed, failed, notApplicable int) {
+// Totals are a run's scenarios by outcome. An @quirk scenario describes a
+// defect of the original server: whatever its outcome it is information,
+// neither a pass nor a failure.
+type Totals struct {
+	// Passed and Failed count the @core and @intent scenarios that ran.
+	Passed, Failed int
+	// Informational counts the @quirk scenarios that ran: QuirkPresent
+	// (the scenario passed: the server has the quirk) plus QuirkAbsent.
+	Informational, QuirkPresent, QuirkAbsent int
+	// NotApplicable counts the scenarios the target could not run.
+	NotApplicable int
+}
+
+// String is the last line tbbench conform prints, e.g. "109 passed, 0
+// failed, 4 informational (quirk)".
+func (t Totals) String() string {
+	return fmt.Sprintf("%d passed, %d failed, %d informational (quirk)", t.Passed, t.Failed, t.Informational)
+}
+
+// Totals counts the scenarios by outcome.
+func (r Report) Totals() Totals {
+	var t Totals
 	for _, s := range r.Scenarios {
-		switch s.Status {
-		case Passed:
-			passed++
-		case Failed:
-			failed++
+		switch {
+		case s.Status == NotApplicable:
+			t.NotApplicable++
+		case s.Level == string(scorecards.Quirk):
+			t.Informational++
+			if s.Status == Passed {
+				t.QuirkPresent++
+			} else {
+				t.QuirkAbsent++
+			}
+		case s.Status == Passed:
+			t.Passed++
 		default:
-			notApplicable++
+			t.Failed++
 		}
 	}
-	return
+	return t
+}
+
+// Tally is Totals in short: the passed and failed @core and @intent
+// scenarios (@quirk results are in neither) and the not applicable ones.
+func (r Report) Tally() (passed, failed, notApplicable int) {
+	t := r.Totals()
+	return t.Passed, t.Failed, t.NotApplicable
+}
+
+// Informational reports whether a result is information only: an @quirk
+// scenario that ran.
+func (s ScenarioResult) Informational() bool {
+	return s.Level == string(scorecards.Quirk) && s.Status != NotApplicable
 }
 
 // RequiredPassed reports whether every scenario of a required level passed.
@@ -83,6 +124,26 @@ func (r Report) RequiredPassed() bool {
 		}
 	}
 	return true
+}
+
+// CountsAgree reports whether the sidecar's counts agree with the
+// harness's (true when the run did not go through the sidecar).
+func (r Report) CountsAgree() bool {
+	for _, c := range r.Observability {
+		if !c.Passed {
+			return false
+		}
+	}
+	return true
+}
+
+// Passed reports the verdict of the run's scorecard: every scenario of the
+// required levels passed, at least one of them ran, and the sidecar's
+// counts (when it was in the path) agree with the harness's.
+func (r Report) Passed() bool {
+	c := r.Scorecard(scorecards.Harness{})
+	c.Finish()
+	return c.Verdict == scorecards.VerdictPass
 }
 
 // levels tallies results per conformance level; not-applicable scenarios are

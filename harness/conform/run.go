@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,17 +15,18 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/thoughtbox-bench/tbbench/features"
 	"github.com/thoughtbox-bench/tbbench/harness/steps"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
-	"github.com/thoughtbox-bench/tbbench/harness/target/sidecarfront"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 )
 
 // Options configure a conformance run.
 type Options struct {
 	Target target.Target
-	// OutDir receives transcripts/, cucumber.json and junit.xml.
+	// OutDir receives transcripts/, cucumber.json (godog's record of the
+	// steps, where an absent quirk is a failed scenario) and junit.xml
+	// (Report.JUnit, where it is not).
 	OutDir string
 	// Required are the levels the target must pass ("core", "intent").
 	Required []string
@@ -40,6 +40,14 @@ type Options struct {
 	Progress func(r ScenarioResult)
 	// Nonce is the run's nonce (default: random).
 	Nonce string
+}
+
+// Proxied is a target behind the sidecar (sidecarfront.Front, or a
+// decorator of it): Counts returns what the sidecar counted. A run through
+// one compares those counts with its own, and any difference fails it.
+type Proxied interface {
+	target.Target
+	Counts() sidecar.Counts
 }
 
 // Capability tags: scenarios that need something not every target has.
@@ -70,8 +78,8 @@ const (
 	// same server on the same data (target.Sibling): command and embedded
 	// targets, not a URL, not memory storage.
 	SecondProcessTag = "@second-process"
-	// ExportDirTag marks scenarios that read the export files the server
-	// writes: the export directory must be known (embedded, --command with
+	// ExportDirTag marks scenarios that check where the server writes its
+	// exports (D9) or read the files it writes: the export directory must be known (embedded, --command with
 	// a data or export directory in --env, or --export-dir), so the files
 	// are on this machine.
 	ExportDirTag = "@export-dir"
@@ -125,15 +133,19 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 	return ""
 }
 
-var levelTags = map[string]bool{"@core": true, "@intent": true, "@quirk": true}
-
 // Run plays every scenario against the target and returns their results.
+// The feature files are checked first (LoadFeatures): an error there wraps
+// ErrFeatures or ErrSelection and nothing runs.
 func Run(ctx context.Context, o Options) (Report, error) {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 4
 	}
 	if o.Features == nil {
-		o.Features = features.FS
+		o.Features = defaultFeatures
+	}
+	sel, err := LoadFeatures(o.Features, o.Tags, o.Required)
+	if err != nil {
+		return Report{}, err
 	}
 	if o.Nonce == "" {
 		o.Nonce = randomNonce()
@@ -158,7 +170,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return filepath.Join(o.OutDir, "transcripts", base+".jsonl")
 	}
 	stdio := o.Target.HTTPBase() == ""
-	front, proxied := o.Target.(*sidecarfront.Front)
+	front, proxied := o.Target.(Proxied)
 	// Scenarios that restart or kill the server hold gate for writing, the
 	// others for reading, so a restart never cuts another scenario short.
 	var gate sync.RWMutex
@@ -178,13 +190,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				var tags []string
 				for _, t := range s.Tags {
 					tags = append(tags, t.Name)
-					switch {
-					case levelTags[t.Name]:
-						res.Level = strings.TrimPrefix(t.Name, "@")
-					case !capabilityTags[t.Name]:
-						res.Suite = strings.TrimPrefix(t.Name, "@")
-					}
 				}
+				res.Level, res.Suite = classify(tags)
 				if why := notApplicable(tags, o.Target, stdio, proxied); why != "" {
 					res.Status, res.Failure = NotApplicable, why
 				}
@@ -243,7 +250,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			})
 		},
 		Options: &godog.Options{
-			Format:      "cucumber:" + filepath.Join(o.OutDir, "cucumber.json") + ",junit:" + filepath.Join(o.OutDir, "junit.xml"),
+			Format:      "cucumber:" + filepath.Join(o.OutDir, "cucumber.json"),
 			Paths:       []string{"."},
 			FS:          o.Features,
 			Concurrency: o.Concurrency,
@@ -253,17 +260,22 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			Output:      io.Discard,
 		},
 	}
-	suite.Run()
+	status := suite.Run()
 	rep.FinishedAt = time.Now().UTC()
-	if len(rep.Scenarios) == 0 {
-		return rep, errors.New("no scenario ran: check the tag filter")
+	// godog's status 1 is a failed scenario, which the results hold; 2 is
+	// an error of its own. Every selected scenario must have a result: one
+	// missing would be dropped without a word.
+	if status > 1 || len(rep.Scenarios) != sel.Selected {
+		return rep, fmt.Errorf("godog ran %d of the %d scenarios selected (status %d)", len(rep.Scenarios), sel.Selected, status)
 	}
 	sortResults(rep.Scenarios)
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
 	if proxied {
-		counts := front.Counts()
-		rep.Observability = CompareCounts(rep.Counts, counts)
+		rep.Observability = CompareCounts(rep.Counts, front.Counts())
+	}
+	if _, err := rep.WriteJUnit(o.OutDir); err != nil {
+		return rep, err
 	}
 	return rep, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +98,37 @@ func TestUnreachableTarget(t *testing.T) {
 	_, err = targetspec.Spec{URL: "http://" + addr + "/mcp", StartTimeout: time.Second}.Open(context.Background())
 	if err == nil {
 		t.Fatal("no error for an unreachable URL")
+	}
+}
+
+// TestExportPlaceNeedsTheExportDir runs D9's scenario (where exports land)
+// against a URL: without --export-dir the place can not be checked and the
+// scenario is not applicable, with it the scenario runs and passes.
+func TestExportPlaceNeedsTheExportDir(t *testing.T) {
+	ref, err := targetspec.Spec{Transport: "http", Storage: "fs", Direct: true}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	for _, exportDir := range []string{"", filepath.Join(ref.Info().DataDir, "exports")} {
+		rep := runTagged(t, targetspec.Spec{URL: ref.HTTPBase(), ExportDir: exportDir}, "@behavioural && @intent")
+		requirePass(t, rep)
+		found := false
+		for _, s := range rep.Scenarios {
+			if !strings.Contains(s.Name, "export lands in the configured export directory") {
+				continue
+			}
+			found = true
+			want := conform.NotApplicable
+			if exportDir != "" {
+				want = conform.Passed
+			}
+			if s.Status != want {
+				t.Errorf("export dir %q: %s (%s), want %s", exportDir, s.Status, s.Failure, want)
+			}
+		}
+		if !found {
+			t.Fatal("no D9 scenario ran")
+		}
 	}
 }

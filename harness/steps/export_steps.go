@@ -228,7 +228,9 @@ func (w *World) exportFileNamed() error {
 
 // exportInDir checks D9: the export lands in THOUGHTBOX_EXPORT_DIR or
 // <data dir>/exports. The harness knows the data directory of servers it
-// started; for others the check can not be made and fails as such.
+// started; for others the check can not be made: the scenario carries
+// @export-dir, so it is not applicable there, and the error below is only
+// for a scenario that forgot the tag.
 func (w *World) exportInDir() error {
 	dir := w.env.Target.Info().ExportDir
 	if dir == "" {

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
@@ -31,22 +34,65 @@ func RawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 }
 
 // RawHTTPCounted is RawHTTP to a sidecar's endpoint. A JSON-RPC request in
-// the body is also recorded as a request the harness sent, since the
-// sidecar counts it.
+// the body is also recorded as a request the harness sent, and the HTTP
+// answer as its response with its outcome (or, when none came, as a
+// request without an answer), since the sidecar counts it.
 func RawHTTPCounted(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
 	var msg struct {
 		ID     any    `json:"id"`
 		Method string `json:"method"`
 	}
-	if json.Unmarshal([]byte(body), &msg) == nil && msg.Method != "" {
-		kind := transcript.Request
-		if msg.ID == nil {
-			kind = transcript.Notification
-		}
-		rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
-			Text: "sent as raw HTTP through the sidecar"})
+	if json.Unmarshal([]byte(body), &msg) != nil || msg.Method == "" {
+		return rawHTTP(ctx, rec, endpoint, method, path, header, body)
 	}
-	return rawHTTP(ctx, rec, endpoint, method, path, header, body)
+	kind := transcript.Request
+	if msg.ID == nil {
+		kind = transcript.Notification
+	}
+	rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
+		Text: "sent as raw HTTP through the sidecar"})
+	res, err := rawHTTP(ctx, rec, endpoint, method, path, header, body)
+	if kind != transcript.Request {
+		return res, err
+	}
+	if err != nil {
+		rec.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: msg.Method, ID: msg.ID,
+			Message: json.RawMessage(body), Text: err.Error()})
+		return res, err
+	}
+	answer := jsonrpcAnswer(res)
+	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: msg.Method, ID: msg.ID, Message: answer,
+		Operation: transcript.Operation(msg.Method, json.RawMessage(body)),
+		Text:      fmt.Sprintf("the raw HTTP answer (status %d) to the request above", res.Status)}
+	if answer == nil {
+		// No JSON-RPC answer: the sidecar counts an error.
+		e.Status = transcript.StatusError
+	}
+	rec.Add(e)
+	return res, nil
+}
+
+// jsonrpcAnswer returns the JSON-RPC response in an HTTP answer: the body,
+// or the last data line of an SSE stream that is a response (nil when there
+// is none).
+func jsonrpcAnswer(res HTTPResponse) json.RawMessage {
+	isResponse := func(b []byte) bool {
+		var m struct {
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		return json.Unmarshal(b, &m) == nil && (m.Result != nil || m.Error != nil)
+	}
+	if b := []byte(strings.TrimSpace(res.Body)); isResponse(b) {
+		return b
+	}
+	var last json.RawMessage
+	for _, line := range strings.Split(res.Body, "\n") {
+		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), "data:"); ok && isResponse([]byte(strings.TrimSpace(data))) {
+			last = json.RawMessage(strings.TrimSpace(data))
+		}
+	}
+	return last
 }
 
 func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
@@ -78,8 +124,11 @@ func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 		}
 		req.Header.Set(k, v)
 	}
-	info := &transcript.HTTPInfo{Method: method, URL: url, RequestHeader: req.Header.Clone(), RequestBody: clip(body)}
+	sent := &sentHeader{}
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteHeaderField: sent.add}))
+	info := &transcript.HTTPInfo{Method: method, URL: url, RequestBody: clip(body)}
 	resp, err := http.DefaultClient.Do(req)
+	info.RequestHeader = sent.header(req)
 	if err != nil {
 		rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Send, HTTP: info, Text: err.Error()})
 		return HTTPResponse{}, err
@@ -89,6 +138,43 @@ func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 	info.Status, info.ResponseHeader, info.ResponseBody = resp.StatusCode, resp.Header.Clone(), string(b)
 	rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Recv, HTTP: info})
 	return HTTPResponse{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}, nil
+}
+
+// sentHeader collects the header fields the HTTP client writes on the
+// wire: besides those the harness set, Host (which net/http takes from
+// Request.Host, not Request.Header), User-Agent, Content-Length and
+// Accept-Encoding.
+type sentHeader struct {
+	mu sync.Mutex
+	h  http.Header
+}
+
+func (s *sentHeader) add(key string, value []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h == nil {
+		s.h = http.Header{}
+	}
+	for _, v := range value {
+		s.h.Add(key, v)
+	}
+}
+
+// header returns the fields written, or, when the request never got as far
+// as its header (no connection), those it was to carry, Host included.
+func (s *sentHeader) header(req *http.Request) http.Header {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h != nil {
+		return s.h.Clone()
+	}
+	h := req.Header.Clone()
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	h.Set("Host", host)
+	return h
 }
 
 // clip shortens huge request bodies in transcripts (the size is kept).

@@ -66,17 +66,21 @@ func (r *recording) Start(ctx context.Context) error { return r.inner.Start(ctx)
 
 // SendRequest records the request and its response (or the transport error).
 func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: req.Method,
-		ID: req.ID.Value(), Message: marshal(req)})
+	msg := marshal(req)
+	op := transcript.Operation(req.Method, msg)
+	r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: req.Method, Operation: op,
+		ID: req.ID.Value(), Message: msg})
 	resp, err := r.inner.SendRequest(ctx, req)
 	if err != nil {
 		// The request goes with the error, so that the counts can leave
 		// out a request that got no answer.
-		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method,
-			ID: req.ID.Value(), Message: marshal(req), Text: err.Error()})
+		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method, Operation: op,
+			ID: req.ID.Value(), Message: msg, Text: err.Error()})
 		return nil, err
 	}
-	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method,
+	// The answer names the request's method and operation, so that the
+	// counts can tell its outcome (Status) per method and operation.
+	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method, Operation: op,
 		ID: req.ID.Value(), Message: marshal(resp)}
 	if req.Method == "tools/call" && resp.Result != nil {
 		var unknown []string

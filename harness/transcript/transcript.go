@@ -50,6 +50,11 @@ type Entry struct {
 	Blocks  []BlockInfo     `json:"blocks,omitempty"`
 	HTTP    *HTTPInfo       `json:"http,omitempty"`
 	Text    string          `json:"text,omitempty"`
+	// Operation is "tool/operation" on a tools/call request and its answer.
+	Operation string `json:"operation,omitempty"`
+	// Status is the outcome of a request, on its answer: StatusOK,
+	// StatusToolError or StatusError.
+	Status string `json:"status,omitempty"`
 	// Bypass marks traffic sent straight to the target while a sidecar
 	// proxy is in front of it; it is left out of Counts, which are compared
 	// with the sidecar's.
@@ -66,14 +71,28 @@ type BlockInfo struct {
 
 // HTTPInfo describes a raw HTTP exchange.
 type HTTPInfo struct {
-	Method         string              `json:"method"`
-	URL            string              `json:"url"`
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	// RequestHeader holds the header fields as the client wrote them,
+	// Host, User-Agent and Content-Length included.
 	RequestHeader  map[string][]string `json:"requestHeader,omitempty"`
 	RequestBody    string              `json:"requestBody,omitempty"`
 	Status         int                 `json:"status,omitempty"`
 	ResponseHeader map[string][]string `json:"responseHeader,omitempty"`
 	ResponseBody   string              `json:"responseBody,omitempty"`
 }
+
+// Outcomes of a request, in the Status of its answer. They are the values
+// of the sidecar's status label for completed requests.
+const (
+	// StatusOK is a JSON-RPC result (for tools/call: without isError).
+	StatusOK = "ok"
+	// StatusToolError is a tools/call result with isError: true.
+	StatusToolError = "tool_error"
+	// StatusError is a JSON-RPC error, or an HTTP answer without a JSON-RPC
+	// one.
+	StatusError = "error"
+)
 
 // KnownBlockTypes are the MCP content block types.
 var KnownBlockTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
@@ -95,6 +114,11 @@ type Counts struct {
 	Methods       map[string]int `json:"methods"`
 	Operations    map[string]int `json:"operations"` // "tool/operation"
 	Notifications map[string]int `json:"notifications"`
+	// Statuses are the answered requests by method and outcome
+	// (StatusOK...), OperationStatuses the answered tool calls by
+	// "tool/operation" and outcome.
+	Statuses          map[string]map[string]int `json:"statuses"`
+	OperationStatuses map[string]map[string]int `json:"operationStatuses"`
 	// UnansweredMethods and UnansweredOperations count the requests left out
 	// of Methods and Operations because no answer came (the connection
 	// failed, the server died): whether the server, or a proxy in front of
@@ -119,7 +143,8 @@ func Create(path string) (*Recorder, error) {
 func Discard() *Recorder { return &Recorder{counts: newCounts()} }
 
 func newCounts() Counts {
-	return Counts{Methods: map[string]int{}, Operations: map[string]int{}, Notifications: map[string]int{}}
+	return Counts{Methods: map[string]int{}, Operations: map[string]int{}, Notifications: map[string]int{},
+		Statuses: map[string]map[string]int{}, OperationStatuses: map[string]map[string]int{}}
 }
 
 // Path returns the transcript's file path ("" for Discard).
@@ -139,8 +164,20 @@ func (r *Recorder) Add(e Entry) {
 	case Defect:
 		r.defects = append(r.defects, e.Text)
 	}
+	if e.Dir == Send && e.Kind == Request && e.Operation == "" {
+		e.Operation = Operation(e.Method, e.Message)
+	}
+	if e.Dir == Recv && e.Kind == Response && e.Status == "" {
+		e.Status = ResponseStatus(e.Method, e.Message)
+	}
 	if e.Dir == Send && e.Kind == Request && !e.Bypass {
 		r.count(e, 1)
+	}
+	if e.Dir == Recv && e.Kind == Response && !e.Bypass {
+		addStatus(r.counts.Statuses, e.Method, e.Status, 1)
+		if e.Operation != "" {
+			addStatus(r.counts.OperationStatuses, e.Operation, e.Status, 1)
+		}
 	}
 	if e.Dir == Recv && e.Kind == TransportErr && e.Message != nil && !e.Bypass {
 		// A request that got no answer at all (its connection failed, its
@@ -167,14 +204,46 @@ func (r *Recorder) Add(e Entry) {
 // count adds n to the counts of the request e carries.
 func (r *Recorder) count(e Entry, n int) {
 	r.counts.Methods[e.Method] += n
-	if op := operation(e); op != "" {
+	op := e.Operation
+	if op == "" {
+		op = Operation(e.Method, e.Message)
+	}
+	if op != "" {
 		r.counts.Operations[op] += n
 	}
 }
 
-// operation names the tool and operation of a tools/call ("" otherwise).
-func operation(e Entry) string {
-	if e.Method != "tools/call" {
+func addStatus(m map[string]map[string]int, key, status string, n int) {
+	if m[key] == nil {
+		m[key] = map[string]int{}
+	}
+	m[key][status] += n
+}
+
+// ResponseStatus is the outcome of a request of method answered by the
+// JSON-RPC response message: StatusError for a JSON-RPC error,
+// StatusToolError for a tools/call result with isError, else StatusOK.
+func ResponseStatus(method string, message json.RawMessage) string {
+	var resp struct {
+		Error  json.RawMessage `json:"error"`
+		Result struct {
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(message, &resp)
+	switch {
+	case len(resp.Error) > 0 && string(resp.Error) != "null":
+		return StatusError
+	case method == "tools/call" && resp.Result.IsError:
+		return StatusToolError
+	}
+	return StatusOK
+}
+
+// Operation names the tool and operation of a tools/call request message
+// ("" for other methods).
+func Operation(method string, message json.RawMessage) string {
+	if method != "tools/call" {
 		return ""
 	}
 	var msg struct {
@@ -185,7 +254,7 @@ func operation(e Entry) string {
 			} `json:"arguments"`
 		} `json:"params"`
 	}
-	_ = json.Unmarshal(e.Message, &msg)
+	_ = json.Unmarshal(message, &msg)
 	return msg.Params.Name + "/" + msg.Params.Arguments.Operation
 }
 
@@ -195,7 +264,11 @@ func (r *Recorder) unanswered(e Entry) {
 		r.counts.UnansweredMethods, r.counts.UnansweredOperations = map[string]int{}, map[string]int{}
 	}
 	r.counts.UnansweredMethods[e.Method]++
-	if op := operation(e); op != "" {
+	op := e.Operation
+	if op == "" {
+		op = Operation(e.Method, e.Message)
+	}
+	if op != "" {
 		r.counts.UnansweredOperations[op]++
 	}
 }
@@ -253,6 +326,9 @@ func (c *Counts) Merge(other Counts) {
 	if c.Methods == nil {
 		*c = newCounts()
 	}
+	if c.Statuses == nil {
+		c.Statuses, c.OperationStatuses = map[string]map[string]int{}, map[string]map[string]int{}
+	}
 	for k, v := range other.Methods {
 		c.Methods[k] += v
 	}
@@ -261,6 +337,13 @@ func (c *Counts) Merge(other Counts) {
 	}
 	for k, v := range other.Notifications {
 		c.Notifications[k] += v
+	}
+	for _, pair := range [][2]map[string]map[string]int{{c.Statuses, other.Statuses}, {c.OperationStatuses, other.OperationStatuses}} {
+		for k, byStatus := range pair[1] {
+			for status, v := range byStatus {
+				addStatus(pair[0], k, status, v)
+			}
+		}
 	}
 	for k, v := range other.UnansweredMethods {
 		if c.UnansweredMethods == nil {

@@ -77,3 +77,38 @@ func TestUnansweredRequestsAreNotCounted(t *testing.T) {
 		t.Errorf("counts %+v", c)
 	}
 }
+
+// TestAnswersAreCountedByOutcome checks that each answer is counted by its
+// method, tool and operation and its outcome: a result, a tool error, a
+// JSON-RPC error, or a status given by whoever recorded it.
+func TestAnswersAreCountedByOutcome(t *testing.T) {
+	r := transcript.Discard()
+	call := json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":{"operation":"cipher"}}}`)
+	for _, answer := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"content":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}`,
+	} {
+		r.Add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: "tools/call", Message: call})
+		r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: "tools/call",
+			Operation: transcript.Operation("tools/call", call), Message: json.RawMessage(answer)})
+	}
+	r.Add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: "ping"})
+	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: "ping", Status: transcript.StatusError})
+	c := r.Counts()
+	want := map[string]int{transcript.StatusOK: 1, transcript.StatusToolError: 1, transcript.StatusError: 1}
+	for _, got := range []map[string]int{c.Statuses["tools/call"], c.OperationStatuses["thoughtbox_gateway/cipher"]} {
+		if len(got) != len(want) || got["ok"] != 1 || got["tool_error"] != 1 || got["error"] != 1 {
+			t.Errorf("outcomes %v, want %v", got, want)
+		}
+	}
+	if c.Statuses["ping"]["error"] != 1 || c.Methods["ping"] != 1 {
+		t.Errorf("ping counted %v", c)
+	}
+	var merged transcript.Counts
+	merged.Merge(c)
+	merged.Merge(c)
+	if merged.OperationStatuses["thoughtbox_gateway/cipher"]["tool_error"] != 2 {
+		t.Errorf("merged %v", merged.OperationStatuses)
+	}
+}
