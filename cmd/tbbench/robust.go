@@ -43,8 +43,8 @@ change: read back through MCP and, when the data directory is known, hashed
 on disk. Then it makes faults: a client that refuses or never answers
 sampling, an export directory that cannot be written.
 
-Writes robustness.json and .md, scorecard.json and .md (the robustness
-axis) and transcripts/robustness.jsonl under <out>/<run-id>/.
+Writes robustness.json and .md, scorecard.json, .md and .html (the
+robustness axis) and transcripts/robustness.jsonl under <out>/<run-id>/.
 
 Exit status: 0 when every applicable input and fault passed, 1 when some
 failed, 2 when the target could not be started or reached.
@@ -128,7 +128,7 @@ func verdictWord(r robust.Result) string {
 	return "FAILED"
 }
 
-// writeScorecardOnly writes scorecard.json and .md after checking the
+// writeScorecardOnly writes scorecard.json, .md and .html after checking the
 // schema.
 func writeScorecardOnly(c scorecards.Scorecard, dir string) error {
 	_, err := writeScorecard(c, dir)
