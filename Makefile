@@ -9,7 +9,7 @@ CONFORMANCE := $(TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/inde
 CONFORMANCE_PORT ?= 17931
 CONFORMANCE_SCENARIOS := server-initialize ping tools-list logging-set-level dns-rebinding-protection
 
-.PHONY: all build run serve test vet prometheus unit conformance rules bench overhead sidecar clean
+.PHONY: all build run serve test vet prometheus chromium unit conformance rules bench overhead sidecar clean
 
 all: build
 
@@ -37,8 +37,8 @@ run: build
 serve: build
 	./$(BIN)/thoughtbox
 
-## test: vet, all Go tests with the race detector (Prometheus and promtool are installed if missing), and the official MCP conformance scenarios
-test: vet prometheus unit conformance
+## test: vet, all Go tests with the race detector (Prometheus, promtool and Chromium are installed if missing), and the official MCP conformance scenarios
+test: vet prometheus chromium unit conformance
 
 # The observability tests run a real Prometheus and promtool (Debian package prometheus).
 prometheus:
@@ -46,6 +46,13 @@ prometheus:
 	  echo "installing Debian's prometheus package for the observability tests"; \
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends prometheus; }
+
+# The scorecard page's test opens scorecard.html in headless Chromium (Debian package chromium).
+chromium:
+	@command -v chromium >/dev/null || { \
+	  echo "installing Debian's chromium package for the scorecard page test"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends chromium; }
 
 # ./... skips testdata: the broken server's own tests are named.
 vet:

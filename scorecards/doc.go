@@ -11,7 +11,8 @@
 //
 // [Scorecard.JSON] writes the result file, which [Validate] checks against
 // the embedded JSON schema ([Schema]) and [Load] reads back.
-// [Scorecard.Markdown] renders the human summary. [Compare] sets a run
+// [Scorecard.Markdown] renders the human summary and [Scorecard.HTML] the
+// self-contained page (harness/report adds a load run's charts to it). [Compare] sets a run
 // against a committed baseline from scorecards/baselines/ and reports the
 // regressions, or that the two runs are incomparable because they ran on
 // different machines.

@@ -241,7 +241,7 @@ func writeScorecard(c scorecards.Scorecard, dir string) (string, error) {
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 		return "", err
 	}
-	return path, os.WriteFile(filepath.Join(dir, "scorecard.md"), []byte(c.Markdown()), 0o644)
+	return path, writeScorecardViews(c, dir)
 }
 
 var (

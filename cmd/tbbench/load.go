@@ -71,8 +71,8 @@ thoughts: last 100 against first 100), listing (1,000 and 10,000 stored
 sessions). Their parameters and thresholds are in the workload file.
 
 Output under <out>/<run-id>/: load.json, load.md, load.html (charts),
-scorecard.json and .md (performance and stability axes, and the axes of the
---with runs), and transcripts/ (the first user's calls per phase, and every
+scorecard.json, .md and .html (performance and stability axes, and the axes
+of the --with runs; the page draws the load charts), and transcripts/ (the first user's calls per phase, and every
 error).
 
 Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input or an

@@ -49,7 +49,7 @@ checks: Host and Origin validation, the bind address, path traversal, the
 body limit, request content (canaries) kept out of a sidecar's metrics,
 logs and traces, label cardinality under random names.
 
-Writes robustness.json and .md, security.json, scorecard.json and .md (the
+Writes robustness.json and .md, security.json, scorecard.json, .md and .html (the
 robustness and security axes) and transcripts/robustness.jsonl under
 <out>/<run-id>/.
 
@@ -162,7 +162,7 @@ func verdictWord(r robust.Result) string {
 	return "FAILED"
 }
 
-// writeScorecardOnly writes scorecard.json and .md after checking the
+// writeScorecardOnly writes scorecard.json, .md and .html after checking the
 // schema.
 func writeScorecardOnly(c scorecards.Scorecard, dir string) error {
 	_, err := writeScorecard(c, dir)

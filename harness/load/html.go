@@ -11,8 +11,9 @@ import (
 )
 
 // HTML renders the report as one self-contained page (load.html): the
-// latency percentile spectrum per target (the ceiling included), throughput
-// and p99 over time, and the tables of the Markdown report.
+// latency percentile spectrum per target (the ceiling included), the
+// throughput per target, throughput and p99 over time, and the tables of
+// the Markdown report.
 func (r *Report) HTML() string {
 	p := chart.NewPage(fmt.Sprintf("tbbench load: tier %s — %s", r.Tier, r.Verdict))
 	p.Text(fmt.Sprintf("Run %s, seed %d, workload %s, segments %s, machine %s.", r.RunID, r.Seed, r.Workload,
@@ -20,7 +21,28 @@ func (r *Report) HTML() string {
 	for _, prob := range r.Problems {
 		p.Text("Problem: " + prob)
 	}
-	// One spectrum of every target's merged rounds, and one of the thought.
+	p.Heading("Latency spectrum")
+	for _, svg := range r.LatencyCharts() {
+		p.Chart(svg)
+	}
+	if svg := r.ThroughputChart(); svg != "" {
+		p.Heading("Throughput")
+		p.Chart(svg)
+	}
+	if charts := r.OverTimeCharts(); len(charts) > 0 {
+		p.Heading("Over time")
+		for _, svg := range charts {
+			p.Chart(svg)
+		}
+	}
+	r.htmlTables(p)
+	return p.HTML()
+}
+
+// LatencyCharts returns the report's latency percentile spectra as SVG:
+// every call of each target's merged rounds (the ceiling included), or of
+// each phase when no target has rounds, and the thought's alone.
+func (r *Report) LatencyCharts() []string {
 	var all, thought []chart.Series
 	for _, s := range r.Summaries {
 		all = append(all, spectrum(s.Label, s.Merged, ""))
@@ -33,23 +55,49 @@ func (r *Report) HTML() string {
 			all = append(all, spectrum(ph.Name, ph.Metrics, ""))
 		}
 	}
-	p.Heading("Latency spectrum")
-	p.Chart(chart.Spectrum(chart.Options{Title: "Every call, from the scheduled start", YLog: true}, all...))
+	out := []string{chart.Spectrum(chart.Options{Title: "Every call, from the scheduled start", YLog: true}, all...)}
 	if len(thought) > 0 {
-		p.Chart(chart.Spectrum(chart.Options{Title: "thought", YLog: true}, thought...))
+		out = append(out, chart.Spectrum(chart.Options{Title: "thought", YLog: true}, thought...))
 	}
+	return out
+}
+
+// ThroughputChart returns, as SVG bars, each target's median throughput
+// over its rounds with the 95 % interval, or each target's maximum
+// sustainable rate in a stress run; "" when the report has neither.
+func (r *Report) ThroughputChart() string {
+	var bars []chart.Bar
+	for _, s := range r.Summaries {
+		bars = append(bars, chart.Bar{Name: s.Label, Value: s.Throughput.Median, Low: s.Throughput.Low, High: s.Throughput.High})
+	}
+	if len(bars) > 0 {
+		return chart.Bars(chart.Options{Title: "Throughput per target, median of the rounds", YLabel: "calls/s", YFormat: chart.SI("/s")}, bars...)
+	}
+	for _, s := range r.Stress {
+		bars = append(bars, chart.Bar{Name: s.Label, Value: s.MaxSustainable})
+	}
+	if len(bars) > 0 {
+		return chart.Bars(chart.Options{Title: "Maximum sustainable rate per target", YLabel: "calls/s", YFormat: chart.SI("/s")}, bars...)
+	}
+	return ""
+}
+
+// OverTimeCharts returns, as SVG, every phase's throughput and p99 latency
+// per second; nil when there is no phase or more than 24, too many lines
+// to read.
+func (r *Report) OverTimeCharts() []string {
 	var rates, p99s []chart.Series
 	for _, ph := range r.Phases {
 		rs, ps := overTime(ph.Name, ph.Metrics)
 		rates, p99s = append(rates, rs), append(p99s, ps)
 	}
-	if len(rates) > 0 && len(rates) <= 24 {
-		p.Heading("Over time")
-		p.Chart(chart.TimeSeries(chart.Options{Title: "Throughput", YLabel: "calls/s", YFormat: chart.SI("/s")}, rates...))
-		p.Chart(chart.TimeSeries(chart.Options{Title: "p99 latency per second", YLabel: "latency", YLog: true, YFormat: chart.Millis}, p99s...))
+	if len(rates) == 0 || len(rates) > 24 {
+		return nil
 	}
-	r.htmlTables(p)
-	return p.HTML()
+	return []string{
+		chart.TimeSeries(chart.Options{Title: "Throughput", YLabel: "calls/s", YFormat: chart.SI("/s")}, rates...),
+		chart.TimeSeries(chart.Options{Title: "p99 latency per second", YLabel: "latency", YLog: true, YFormat: chart.Millis}, p99s...),
+	}
 }
 
 // spectrum samples a snapshot's latency histogram (all operations, or op).
