@@ -90,8 +90,16 @@ func TestClosedIterations(t *testing.T) {
 func TestClosedGracefulStop(t *testing.T) {
 	clk := NewFake(epoch)
 	c := &Closed{Users: 1, Duration: time.Second, GracefulStop: 2 * time.Second, Clock: clk}
-	fn := func(ctx context.Context, _ int, _ time.Time) { <-ctx.Done() }
+	started := make(chan struct{})
+	fn := func(ctx context.Context, _ int, _ time.Time) { close(started); <-ctx.Done() }
 	done, res, err := runAsync(t.Context(), c.Run, fn)
+	// The clock moves only once the user is in its iteration: moved
+	// earlier, the duration could pass before the user started.
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the user never started")
+	}
 	step(t, clk, 1, done)
 	if *err != nil {
 		t.Fatal(*err)
