@@ -13,6 +13,15 @@ import (
 // axes are the axis scores of a sound run.
 var axes = map[string]float64{scorecards.AxisCorrectness: 0.95, scorecards.AxisRobustness: 0.98, scorecards.AxisPerformance: 0.9}
 
+// column returns the k-th value of every round.
+func column(rs [][2]float64, k int) []float64 {
+	out := make([]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r[k]
+	}
+	return out
+}
+
 // figure returns the figure of the comparison or fails the test.
 func figure(t *testing.T, res Result, target, name string) Figure {
 	t.Helper()
@@ -61,9 +70,9 @@ func TestCompareNoiseIsNotARegression(t *testing.T) {
 	}{{0.03, 0}, {0.10, DefaultAlpha}} {
 		flagged, significant, n := 0, 0, 0
 		for seed := uint64(1); seed <= 100; seed++ {
-			base := Run{Scorecard: card("base", axes), Load: report(rounds(seed, 6, 800, 5, c.spread))}
-			cur := Run{Scorecard: card("cur", axes), Load: report(rounds(seed+1000, 6, 800, 5, c.spread))}
-			for _, f := range Compare(base, cur, nil).Figures {
+			base, cur := rounds(seed, 6, 800, 5, c.spread), rounds(seed+1000, 6, 800, 5, c.spread)
+			for k, name := range []string{FigureThroughput, FigureP99} {
+				f := DefaultGates().figure("fs", name, column(base, k), column(cur, k), true)
 				n++
 				if f.Regressed {
 					flagged++
