@@ -34,6 +34,8 @@ type Comparison struct {
 	Regressions []Regression
 	// Notes are differences worth knowing that are not regressions.
 	Notes []string
+	// limits are the limits the figures are judged by.
+	limits Limits
 }
 
 // Delta is one figure in the baseline and in the current run; nil means
@@ -43,14 +45,46 @@ type Delta struct {
 	Name     string
 	Baseline *float64
 	Current  *float64
+	// Gated says whether a drop of the figure can be a regression (every
+	// axis, the levels required in either run); Limit is then the largest
+	// drop that is not one.
+	Gated bool
+	Limit float64
 }
 
-// Regression is a figure that dropped by more than RegressionThreshold.
+// Regression is a figure that dropped by more than its limit.
 type Regression struct {
 	Kind     string
 	Name     string
 	Baseline float64
 	Current  float64
+	// Limit is the largest drop that would not have been a regression.
+	Limit float64
+}
+
+// Limits are the largest drops that are not regressions, by axis name and
+// by level, as fractions (0.02 = 2 pp). A figure without a limit uses
+// RegressionThreshold. A limit makes an informational level (not required
+// in either run, or quirk) gated.
+type Limits struct {
+	Axes   map[string]float64
+	Levels map[Level]float64
+}
+
+// limit returns the limit of a figure and whether one was given.
+func (l Limits) limit(kind, name string) (float64, bool) {
+	var v float64
+	var ok bool
+	switch kind {
+	case KindAxis:
+		v, ok = l.Axes[name]
+	case KindLevel:
+		v, ok = l.Levels[Level(name)]
+	}
+	if !ok {
+		return RegressionThreshold, false
+	}
+	return v, true
 }
 
 // Drop returns how much the figure fell, as a fraction (0.07 = 7 pp).
@@ -65,7 +99,14 @@ func (r Regression) Drop() float64 {
 // Figures measured on one side only, and differences of target, kernel,
 // memory or harness, are noted.
 func Compare(baseline, current Scorecard) Comparison {
+	return CompareLimits(baseline, current, Limits{})
+}
+
+// CompareLimits is [Compare] with a limit of its own for some figures (a
+// gate file's "drop<2pp").
+func CompareLimits(baseline, current Scorecard, limits Limits) Comparison {
 	c := Comparison{
+		limits:     limits,
 		Comparable: baseline.Machine.SameFingerprint(current.Machine),
 		Baseline:   baseline.Machine.Fingerprint(),
 		Current:    current.Machine.Fingerprint(),
@@ -106,7 +147,8 @@ func (c *Comparison) compareLevels(base, cur []LevelResult) {
 	for _, name := range keysOf(base, cur, func(l LevelResult) Level { return l.Level }) {
 		bl, bok := findLevel(base, name)
 		cl, cok := findLevel(cur, name)
-		required := (bok && bl.gated()) || (cok && cl.gated())
+		_, limited := c.limits.limit(KindLevel, string(name))
+		required := (bok && bl.gated()) || (cok && cl.gated()) || limited
 		c.add(KindLevel, string(name), passRate(bl, bok), passRate(cl, cok), required)
 	}
 }
@@ -114,15 +156,20 @@ func (c *Comparison) compareLevels(base, cur []LevelResult) {
 // add records a delta and, when gated and comparable, a regression; a
 // figure measured on one side only is noted when gated.
 func (c *Comparison) add(kind, name string, base, cur *float64, gated bool) {
-	c.Deltas = append(c.Deltas, Delta{Kind: kind, Name: name, Baseline: base, Current: cur})
+	limit, _ := c.limits.limit(kind, name)
+	d := Delta{Kind: kind, Name: name, Baseline: base, Current: cur, Gated: gated}
+	if gated {
+		d.Limit = limit
+	}
+	c.Deltas = append(c.Deltas, d)
 	switch {
 	case !gated:
 	case base != nil && cur == nil:
 		c.Notes = append(c.Notes, fmt.Sprintf("%s %s was measured in the baseline but not in this run", kind, name))
 	case base == nil && cur != nil:
 		c.Notes = append(c.Notes, fmt.Sprintf("%s %s is measured in this run but not in the baseline", kind, name))
-	case base != nil && cur != nil && c.Comparable && *base-*cur > RegressionThreshold+tolerance:
-		c.Regressions = append(c.Regressions, Regression{Kind: kind, Name: name, Baseline: *base, Current: *cur})
+	case base != nil && cur != nil && c.Comparable && *base-*cur > limit+tolerance:
+		c.Regressions = append(c.Regressions, Regression{Kind: kind, Name: name, Baseline: *base, Current: *cur, Limit: limit})
 	}
 }
 

@@ -151,3 +151,20 @@ func TestCompareAxisNoLongerMeasuredIsANote(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareLimits(t *testing.T) {
+	base, cur := axisCard(0.90), axisCard(0.87)
+	if c := Compare(base, cur); len(c.Regressions) != 0 {
+		t.Fatalf("3 pp regress by default: %+v", c.Regressions)
+	}
+	c := CompareLimits(base, cur, Limits{Axes: map[string]float64{AxisObservability: 0.02}})
+	if len(c.Regressions) != 1 || !near(c.Regressions[0].Limit, 0.02) || !c.Deltas[0].Gated {
+		t.Fatalf("limit of 2 pp: %+v", c)
+	}
+	// A limit gates an informational level.
+	lb := levelsCard(LevelResult{Level: Quirk, Passed: 10})
+	lc := levelsCard(LevelResult{Level: Quirk, Passed: 5, Failed: 5})
+	if len(Compare(lb, lc).Regressions) != 0 || len(CompareLimits(lb, lc, Limits{Levels: map[Level]float64{Quirk: 0.1}}).Regressions) != 1 {
+		t.Fatal("a level limit does not gate the quirk level")
+	}
+}

@@ -35,6 +35,10 @@ func run(args []string) int {
 		return runRobust(args[1:])
 	case "merge":
 		return runMerge(args[1:])
+	case "compare":
+		return runCompare(args[1:])
+	case "baseline":
+		return runBaseline(args[1:])
 	case "version":
 		fmt.Println("tbbench", version)
 		return 0
@@ -55,6 +59,10 @@ Usage:
   tbbench robust [flags]    send the bad-input catalogue and make faults (the robustness axis)
   tbbench load [flags]      send MCP load in a tier (smoke, regression, stress, soak, long-session, listing)
   tbbench merge [flags] F…  combine the load.json files of segments run apart into one result
+  tbbench compare [flags] BASELINE CURRENT
+                            set a run against a baseline (statistics, gates); exit 1 on a regression
+  tbbench baseline save|show
+                            keep baselines per target and machine fingerprint, list them
   tbbench version           print the harness version
 
 Run "tbbench <command> --help" for its flags.
