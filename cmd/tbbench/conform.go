@@ -45,6 +45,7 @@ func runConform(args []string) int {
 		concurrency = fs.Int("concurrency", 4, "scenarios run at once")
 		tags        = fs.String("tags", "", "godog tag `expression` selecting scenarios, e.g. \"@ledger && ~@quirk\"")
 		progress    = fs.String("progress", "auto", "`auto`, bar or lines")
+		repeat      = fs.Int("repeat", 1, "run the scenarios `k` times against the same target; a scenario whose result changes is flaky (the stability axis, pass^k)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench conform [flags]
@@ -133,8 +134,8 @@ Flags:
 	}
 	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)
 
-	rep, err := conform.Run(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
-		Tags: *tags, Progress: newProgress(*progress, sel.Selected)})
+	rep, stab, err := conform.Repeat(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
+		Tags: *tags, Progress: newProgress(*progress, sel.Selected)}, *repeat, repeatDone(*repeat))
 	finishProgress()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
@@ -145,12 +146,14 @@ Flags:
 		return exitFail
 	}
 	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
+	card.Axes = append(card.Axes, stab.Axes()...)
 	card.Finish()
 	var errs []error
 	for _, write := range []func() (string, error){
 		func() (string, error) { return rep.WriteJSON(dir) },
 		func() (string, error) { return rep.WriteMarkdown(dir) },
 		func() (string, error) { return writeScorecard(card, dir) },
+		func() (string, error) { return stab.Write(dir) },
 	} {
 		if _, err := write(); err != nil {
 			errs = append(errs, err)
@@ -180,6 +183,7 @@ Flags:
 	if t.NotApplicable > 0 {
 		fmt.Printf("%d scenarios not applicable to this target\n", t.NotApplicable)
 	}
+	printStability(stab)
 	if a, ok := card.Axis(scorecards.AxisObservability); ok && a.Score != nil {
 		fmt.Printf("observability %.1f%%: %s\n", *a.Score*100, a.Summary)
 	}
@@ -194,7 +198,7 @@ Flags:
 			strings.Join(required, ","))
 		return exitBadInput
 	}
-	if card.Verdict != scorecards.VerdictPass {
+	if card.Verdict != scorecards.VerdictPass || (stab.Runs > 1 && !stab.RequiredPassed) {
 		return exitFail
 	}
 	return exitPass

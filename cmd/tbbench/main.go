@@ -33,6 +33,8 @@ func run(args []string) int {
 		return runLoad(args[1:])
 	case "robust":
 		return runRobust(args[1:])
+	case "official":
+		return runOfficial(args[1:])
 	case "merge":
 		return runMerge(args[1:])
 	case "compare":
@@ -57,6 +59,7 @@ func usage() {
 Usage:
   tbbench conform [flags]   run the behavioural specs and golden fixtures, write a scorecard
   tbbench robust [flags]    send the bad-input catalogue and make faults (the robustness axis)
+  tbbench official [flags]  run the official MCP conformance suite (the conformance axis)
   tbbench load [flags]      send MCP load in a tier (smoke, regression, stress, soak, long-session, listing)
   tbbench merge [flags] F…  combine the load.json files of segments run apart into one result
   tbbench compare [flags] BASELINE CURRENT

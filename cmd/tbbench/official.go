@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/harness/official"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
+)
+
+func runOfficial(args []string) int {
+	fs := flag.NewFlagSet("official", flag.ContinueOnError)
+	tf := addTargetFlags(fs)
+	var (
+		out       = fs.String("out", "out", "`directory` for the run's output directory")
+		runID     = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage, then -official)")
+		tools     = fs.String("tools", "", "`directory` holding Node 22 and the suite, as `make conformance` fills it (default: .tools here or in the nearest parent, the module root)")
+		timeout   = fs.Duration("scenario-timeout", official.DefaultTimeout, "time limit of one scenario")
+		scenarios = fs.String("scenario", "", "comma-separated scenario `names` to judge (default: every server scenario the suite lists)")
+		verbose   = fs.Bool("v", false, "print every scenario's verdict, not only the failures")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), `Usage: tbbench official [flags]
+
+Runs the official MCP conformance suite (%s, pinned to %s in
+the Makefile, with Node 22 from .tools/) against one target: every server
+scenario the suite lists, one CLI process each over Streamable HTTP, always
+directly (not through the sidecar). A scenario whose capability the target
+does not declare in its initialize result, or whose fixture (a tool, prompt
+or resource of the suite's everything server) it does not offer, is not
+applicable; over stdio every scenario is, the suite speaks only HTTP to
+servers.
+
+Writes official.json and .md, junit.xml, scorecard.json and .md (the
+conformance axis) and transcripts/official-discovery.jsonl under
+<out>/<run-id>/.
+
+Exit status: 0 when every applicable scenario passed, 1 when some failed,
+2 when the target could not be reached or the suite is not installed.
+
+Flags:
+`, official.Package, official.SuiteVersion)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitPass
+		}
+		return exitBadInput
+	}
+	spec := tf.spec()
+	// The suite judges the server's own HTTP handling (Host and Origin
+	// checks, streams): no proxy in between.
+	spec.Direct = true
+	if err := spec.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	if *runID == "" {
+		*runID = defaultRunID(spec) + "-official"
+	}
+	dir := filepath.Join(*out, *runID)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	tl, err := official.FindTools(ctx, *tools)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	list, err := tl.List(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	if *scenarios != "" {
+		list = pickScenarios(list, strings.Split(*scenarios, ","))
+	}
+	rec, err := transcript.Create(filepath.Join(dir, "transcripts", "official-discovery.jsonl"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	defer rec.Close()
+
+	start := time.Now()
+	tg, err := spec.Open(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	defer tg.Close()
+	info := tg.Info()
+	fmt.Fprintf(os.Stderr, "tbbench official: %s %s (Node %s), %d server scenarios against %s (%s), output %s\n",
+		official.Package, tl.SuiteVersion, tl.NodeVersion, len(list), info.Address, info.Transport, dir)
+	surface, server, err := official.Discover(ctx, tg, rec)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		if errors.Is(err, target.ErrUnreachable) {
+			return exitBadInput
+		}
+	}
+	if tl.SuiteVersion != official.SuiteVersion {
+		fmt.Fprintf(os.Stderr, "tbbench: the installed suite is %s; the requirement map was written for %s\n", tl.SuiteVersion, official.SuiteVersion)
+	}
+	rep := official.Report{RunID: *runID, StartedAt: start, Surface: surface, Requirements: official.Requirements}
+	rep.Suite.Package, rep.Suite.Version, rep.Suite.NodeVersion = official.Package, tl.SuiteVersion, tl.NodeVersion
+	rep.Target.Kind, rep.Target.Address, rep.Target.Transport, rep.Target.Storage = info.Kind, info.Address, info.Transport, info.Storage
+	rep.Target.URL, rep.Target.Server = tg.HTTPBase(), server
+	rep.Scenarios, err = official.Run(ctx, official.Options{Tools: tl, URL: tg.HTTPBase(), Surface: surface, Scenarios: list,
+		Timeout: *timeout, Progress: func(r official.Result) {
+			if *verbose || r.Status == official.Failed {
+				fmt.Printf("%-14s %s %s\n", strings.ToUpper(r.Status), r.Scenario, firstLine(r.Reason))
+			}
+		}})
+	rep.FinishedAt = time.Now()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+	}
+	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
+	card.Finish()
+	if werr := errors.Join(rep.Write(dir), writeScorecardOnly(card, dir)); werr != nil {
+		fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)
+	}
+	passed, failed, na := official.Tally(rep.Scenarios)
+	fmt.Printf("official conformance suite %s: %d passed, %d failed, %d not applicable in %.1f s; results in %s\n",
+		tl.SuiteVersion, passed, failed, na, time.Since(start).Seconds(), dir)
+	if err != nil || failed > 0 {
+		return exitFail
+	}
+	return exitPass
+}
+
+// pickScenarios keeps the listed scenarios named in names; a name the
+// suite does not list is judged anyway (and reported by the suite).
+func pickScenarios(list []official.Scenario, names []string) []official.Scenario {
+	var out []official.Scenario
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		s := official.Scenario{Name: n}
+		for _, l := range list {
+			if l.Name == n {
+				s = l
+			}
+		}
+		if n != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,227 @@
+package official
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/scorecards"
+)
+
+// Report is the outcome of one run of the official suite against a target.
+type Report struct {
+	RunID      string    `json:"runId"`
+	StartedAt  time.Time `json:"startedAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	// Suite names the suite: package, version and the Node that ran it.
+	Suite struct {
+		Package     string `json:"package"`
+		Version     string `json:"version"`
+		NodeVersion string `json:"nodeVersion"`
+	} `json:"suite"`
+	Target struct {
+		Kind      string     `json:"kind"`
+		Address   string     `json:"address"`
+		Transport string     `json:"transport"`
+		Storage   string     `json:"storage,omitempty"`
+		URL       string     `json:"url,omitempty"`
+		Server    ServerInfo `json:"server"`
+	} `json:"target"`
+	// Surface is what the target declared and offered.
+	Surface Surface `json:"surface"`
+	// Requirements are the map the verdicts were made with.
+	Requirements map[string]Requirement `json:"requirements"`
+	Scenarios    []Result               `json:"scenarios"`
+}
+
+// Package is the npm package of the official suite.
+const Package = "@modelcontextprotocol/conformance"
+
+// WriteJSON writes official.json in dir.
+func (r Report) WriteJSON(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "official.json"), append(b, '\n'), 0o644)
+}
+
+// Markdown renders the report for people.
+func (r Report) Markdown() string {
+	var b strings.Builder
+	p, f, na := Tally(r.Scenarios)
+	fmt.Fprintf(&b, "# Official MCP conformance suite: %s\n\n", r.RunID)
+	fmt.Fprintf(&b, "%s %s (Node %s) against %s (%s", Package, r.Suite.Version, r.Suite.NodeVersion, r.Target.Address, r.Target.Transport)
+	if r.Target.Storage != "" {
+		fmt.Fprintf(&b, ", %s storage", r.Target.Storage)
+	}
+	fmt.Fprintf(&b, "), server %s %s.\n\n", r.Target.Server.Name, r.Target.Server.Version)
+	fmt.Fprintf(&b, "**%d passed, %d failed, %d not applicable** of %d server scenarios.\n\n", p, f, na, len(r.Scenarios))
+	fmt.Fprintf(&b, "Declared capabilities: %s. A scenario is not applicable when the target does not declare the capability or offer the tool, prompt or resource (a fixture of the suite's everything server) it needs.\n\n",
+		orNone(strings.Join(r.Surface.CapabilityNames(), ", ")))
+	b.WriteString("| scenario | verdict | checks (ok/failed/warn) | time | reason |\n|---|---|---|---|---|\n")
+	for _, s := range r.Scenarios {
+		name := s.Scenario
+		if s.Pending {
+			name += " (pending)"
+		}
+		checks, took := "", ""
+		if s.Status != NotApplicable {
+			checks = fmt.Sprintf("%d/%d/%d", s.Successes, s.Failures, s.Warnings)
+			took = fmt.Sprintf("%.1f s", s.DurationMS/1000)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, s.Status, checks, took, mdCell(s.Reason))
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func mdCell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+}
+
+// WriteMarkdown writes official.md in dir.
+func (r Report) WriteMarkdown(dir string) error {
+	return os.WriteFile(filepath.Join(dir, "official.md"), []byte(r.Markdown()), 0o644)
+}
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Class     string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit renders the report as JUnit XML: one test case per scenario, the
+// not applicable ones skipped with their reason.
+func (r Report) JUnit() ([]byte, error) {
+	s := junitSuite{Name: Package + " " + r.Suite.Version}
+	var total float64
+	for _, sc := range r.Scenarios {
+		c := junitCase{Class: "official." + r.Target.Transport, Name: sc.Scenario, Time: fmt.Sprintf("%.3f", sc.DurationMS/1000)}
+		total += sc.DurationMS / 1000
+		var lines []string
+		for _, ch := range sc.Checks {
+			line := fmt.Sprintf("[%s] %s: %s", ch.Status, ch.ID, ch.Description)
+			if ch.ErrorMessage != "" {
+				line += " — " + ch.ErrorMessage
+			}
+			lines = append(lines, line)
+		}
+		c.SystemOut = strings.Join(lines, "\n")
+		switch sc.Status {
+		case Failed:
+			s.Failures++
+			c.Failure = &junitMessage{Message: firstLine(sc.Reason), Text: sc.Reason + "\n\n" + sc.Output}
+		case NotApplicable:
+			s.Skipped++
+			c.Skipped = &junitMessage{Message: "not applicable: " + sc.Reason}
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	s.Tests = len(s.Cases)
+	s.Time = fmt.Sprintf("%.3f", total)
+	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(b, '\n')...), nil
+}
+
+// WriteJUnit writes junit.xml in dir.
+func (r Report) WriteJUnit(dir string) error {
+	b, err := r.JUnit()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "junit.xml"), b, 0o644)
+}
+
+// Write writes official.json, official.md and junit.xml in dir.
+func (r Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return errors.Join(r.WriteJSON(dir), r.WriteMarkdown(dir), r.WriteJUnit(dir))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// Axis returns the conformance axis: one check per applicable scenario,
+// scored as the share that passed. Not applicable scenarios are left out
+// of the score and counted in the summary; with none applicable (a stdio
+// target) the axis is not measured.
+func (r Report) Axis() scorecards.Axis {
+	var checks []scorecards.Check
+	for _, s := range r.Scenarios {
+		if s.Status == NotApplicable {
+			continue
+		}
+		name := "official " + s.Scenario
+		if s.Pending {
+			name += " (pending in the suite)"
+		}
+		checks = append(checks, scorecards.Check{Name: name, Passed: s.Status == Passed, Detail: s.Reason})
+	}
+	a := scorecards.ChecksAxis(scorecards.AxisConformance, scorecards.DefaultWeight(scorecards.AxisConformance), checks)
+	p, f, na := Tally(r.Scenarios)
+	a.Summary = fmt.Sprintf("%s %s: %d of %d applicable server scenarios passed (%d failed), %d not applicable",
+		Package, r.Suite.Version, p, p+f, f, na)
+	return a
+}
+
+// Scorecard makes the run's scorecard with the conformance axis.
+func (r Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
+	name := r.Target.Server.Name
+	if name == "" {
+		name = r.Target.Address
+	}
+	return scorecards.Scorecard{
+		SchemaVersion: scorecards.SchemaVersion,
+		RunID:         r.RunID,
+		StartedAt:     r.StartedAt,
+		FinishedAt:    r.FinishedAt,
+		Target: scorecards.Target{Name: name, Kind: r.Target.Kind, Address: r.Target.Address,
+			Transport: r.Target.Transport, Storage: r.Target.Storage, ServerName: r.Target.Server.Name, ServerVersion: r.Target.Server.Version},
+		Harness: h,
+		Machine: scorecards.CurrentMachine(),
+		Axes:    []scorecards.Axis{r.Axis()},
+	}
+}
