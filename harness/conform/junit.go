@@ -1,11 +1,12 @@
 package conform
 
 import (
-	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/harness/junit"
 )
 
 // JUnit XML, written from the results rather than by godog's formatter, so
@@ -14,110 +15,62 @@ import (
 // @quirk result is information, never a failure: <skipped> with the outcome
 // (quirk present or absent) as its message and in <system-out>.
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	ClassName string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
-}
-
-func seconds(ms float64) string { return fmt.Sprintf("%.3f", ms/1000) }
+func seconds(ms float64) string { return junit.Seconds(ms) }
 
 // JUnit renders the results as JUnit XML: one testsuite per feature file,
 // one testcase per scenario, named "@level @suite name".
 func (r Report) JUnit() ([]byte, error) {
-	root := junitSuites{Name: "tbbench conform " + r.RunID, Time: seconds(float64(r.FinishedAt.Sub(r.StartedAt).Milliseconds()))}
+	var suites []junit.Suite
 	index := map[string]int{}
 	for _, s := range r.Scenarios {
 		i, ok := index[s.Feature]
 		if !ok {
-			i = len(root.Suites)
+			i = len(suites)
 			index[s.Feature] = i
-			root.Suites = append(root.Suites, junitSuite{Name: s.Feature})
+			suites = append(suites, junit.Suite{Name: s.Feature})
 		}
-		suite := &root.Suites[i]
-		c := junitCase{Name: fmt.Sprintf("@%s @%s %s", s.Level, s.Suite, s.Name), ClassName: strings.TrimSuffix(s.Feature, ".feature"),
+		c := junit.Case{Name: fmt.Sprintf("@%s @%s %s", s.Level, s.Suite, s.Name), ClassName: strings.TrimSuffix(s.Feature, ".feature"),
 			Time: seconds(s.DurationMS)}
 		switch {
 		case s.Status == NotApplicable:
-			c.Skipped = &junitMessage{Message: "not applicable: " + s.Failure}
+			c.Skipped = &junit.Message{Message: "not applicable: " + s.Failure}
 		case s.Informational():
 			outcome := "quirk present"
 			if s.Status != Passed {
 				outcome = "quirk absent"
 			}
-			c.Skipped = &junitMessage{Message: "informational (@quirk): " + outcome}
+			c.Skipped = &junit.Message{Message: "informational (@quirk): " + outcome}
 			c.SystemOut = outcome
 			if s.Failure != "" {
 				c.SystemOut += ": " + s.Failure
 			}
 		case s.Status == Failed:
-			c.Failure = &junitMessage{Message: oneLine(s.Failure, 200), Type: "@" + s.Level, Text: s.Failure + "\ntranscript: " + s.Transcript}
-			suite.Failures++
-			root.Failures++
+			c.Failure = &junit.Message{Message: oneLine(s.Failure, 200), Type: "@" + s.Level, Text: s.Failure + "\ntranscript: " + s.Transcript}
 		}
-		if c.Skipped != nil {
-			suite.Skipped++
-			root.Skipped++
-		}
-		suite.Tests++
-		root.Tests++
-		suite.Cases = append(suite.Cases, c)
+		suites[i].Add(c)
 	}
 	if r.Observability != nil {
 		// The sidecar's counts are a gate of the run: one more test case.
-		c := junitCase{Name: GateSidecarCounts, ClassName: "observability", Time: "0.000", SystemOut: summarise(r.Observability)}
+		c := junit.Case{Name: GateSidecarCounts, ClassName: "observability", Time: "0.000", SystemOut: summarise(r.Observability)}
 		if !r.CountsAgree() {
-			c.Failure = &junitMessage{Message: "the sidecar's counts differ from the harness's", Text: strings.Join(failedChecks(r.Observability), "\n")}
+			c.Failure = &junit.Message{Message: "the sidecar's counts differ from the harness's", Text: strings.Join(failedChecks(r.Observability), "\n")}
 		}
-		root.Suites = append(root.Suites, junitSuite{Name: "observability", Tests: 1, Cases: []junitCase{c}})
-		root.Tests++
-		if c.Failure != nil {
-			root.Suites[len(root.Suites)-1].Failures++
-			root.Failures++
-		}
+		gate := junit.Suite{Name: "observability", Time: "0.000"}
+		gate.Add(c)
+		suites = append(suites, gate)
 	}
-	for i := range root.Suites {
+	for i := range suites {
 		var ms float64
 		for _, s := range r.Scenarios {
-			if s.Feature == root.Suites[i].Name {
+			if s.Feature == suites[i].Name {
 				ms += s.DurationMS
 			}
 		}
-		root.Suites[i].Time = seconds(ms)
+		if suites[i].Name != "observability" {
+			suites[i].Time = seconds(ms)
+		}
 	}
-	b, err := xml.MarshalIndent(root, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(b, '\n')...), nil
+	return junit.Marshal("tbbench conform "+r.RunID, r.FinishedAt.Sub(r.StartedAt).Seconds(), suites)
 }
 
 // WriteJUnit writes junit.xml in dir.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+
+	"github.com/thoughtbox-bench/tbbench/harness/junit"
 )
 
 // thoughtboxSurface is what the reference server declares and offers.
@@ -72,7 +74,9 @@ func TestReportJUnitAndAxis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var suites junitSuites
+	var suites struct {
+		Suites []junit.Suite `xml:"testsuite"`
+	}
 	if err := xml.Unmarshal(b, &suites); err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}

@@ -2,7 +2,6 @@ package official
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/junit"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -96,41 +96,13 @@ func (r Report) WriteMarkdown(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "official.md"), []byte(r.Markdown()), 0o644)
 }
 
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Class     string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // JUnit renders the report as JUnit XML: one test case per scenario, the
 // not applicable ones skipped with their reason.
 func (r Report) JUnit() ([]byte, error) {
-	s := junitSuite{Name: Package + " " + r.Suite.Version}
+	s := junit.Suite{Name: Package + " " + r.Suite.Version}
 	var total float64
 	for _, sc := range r.Scenarios {
-		c := junitCase{Class: "official." + r.Target.Transport, Name: sc.Scenario, Time: fmt.Sprintf("%.3f", sc.DurationMS/1000)}
+		c := junit.Case{ClassName: "official." + r.Target.Transport, Name: sc.Scenario, Time: junit.Seconds(sc.DurationMS)}
 		total += sc.DurationMS / 1000
 		var lines []string
 		for _, ch := range sc.Checks {
@@ -143,21 +115,14 @@ func (r Report) JUnit() ([]byte, error) {
 		c.SystemOut = strings.Join(lines, "\n")
 		switch sc.Status {
 		case Failed:
-			s.Failures++
-			c.Failure = &junitMessage{Message: firstLine(sc.Reason), Text: sc.Reason + "\n\n" + sc.Output}
+			c.Failure = &junit.Message{Message: firstLine(sc.Reason), Text: sc.Reason + "\n\n" + sc.Output}
 		case NotApplicable:
-			s.Skipped++
-			c.Skipped = &junitMessage{Message: "not applicable: " + sc.Reason}
+			c.Skipped = &junit.Message{Message: "not applicable: " + sc.Reason}
 		}
-		s.Cases = append(s.Cases, c)
+		s.Add(c)
 	}
-	s.Tests = len(s.Cases)
-	s.Time = fmt.Sprintf("%.3f", total)
-	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(b, '\n')...), nil
+	s.Time = junit.Seconds(total * 1000)
+	return junit.Marshal(s.Name, total, []junit.Suite{s})
 }
 
 // WriteJUnit writes junit.xml in dir.
