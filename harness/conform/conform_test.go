@@ -41,11 +41,14 @@ func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 
 // TestReferencePassesCoreAndIntent runs every scenario against the embedded
 // reference server in the four transport × storage cells: every @core and
-// @intent scenario must pass.
+// @intent scenario must pass. The cells are independent servers and run in
+// parallel (go test's -parallel, GOMAXPROCS by default): the stdio cells
+// mostly wait for child processes to start.
 func TestReferencePassesCoreAndIntent(t *testing.T) {
 	for _, transport := range []string{"http", "stdio"} {
 		for _, storage := range []string{"memory", "fs"} {
 			t.Run(transport+"-"+storage, func(t *testing.T) {
+				t.Parallel()
 				rep := runAgainst(t, targetspec.Spec{Transport: transport, Storage: storage})
 				requirePass(t, rep)
 				if passed, _, _ := rep.Tally(); passed < 40 {
