@@ -52,7 +52,9 @@ func runConform(args []string) int {
 
 Runs every scenario of the embedded feature files against one target and
 writes, under <out>/<run-id>/: conformance.json and .md, junit.xml,
-cucumber.json, scorecard.json and .md, and one JSONL transcript per scenario.
+cucumber.json, scorecard.json, .md and .html, one JSONL transcript per
+scenario, and with --repeat k > 1 stability.json and .md (the runs after the
+first under repeats/).
 Target: the embedded reference server (default), --url, or --command. The
 traffic goes through an mcp-sidecar proxy started in this process (unless
 --direct); its counts per method, tool, operation and status must equal the

@@ -40,40 +40,56 @@ func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 }
 
 // TestReferencePassesCoreAndIntent runs every scenario against the embedded
-// reference server in the four transport × storage cells: every @core and
+// reference server in three of the four transport × storage cells (the
+// fourth is TestReferencePassesCoreAndIntentStdioFS): every @core and
 // @intent scenario must pass. The cells are independent servers and run in
 // parallel (go test's -parallel, GOMAXPROCS by default): the stdio cells
 // mostly wait for child processes to start.
 func TestReferencePassesCoreAndIntent(t *testing.T) {
-	for _, transport := range []string{"http", "stdio"} {
-		for _, storage := range []string{"memory", "fs"} {
-			t.Run(transport+"-"+storage, func(t *testing.T) {
-				t.Parallel()
-				rep := runAgainst(t, targetspec.Spec{Transport: transport, Storage: storage})
-				requirePass(t, rep)
-				if passed, _, _ := rep.Tally(); passed < 40 {
-					t.Errorf("only %d scenarios passed", passed)
-				}
-				if !rep.RequiredPassed() {
-					t.Errorf("required levels did not pass: %+v", rep.Levels)
-				}
-				if rep.Target.ServerName != "thoughtbox-server" {
-					t.Errorf("server name %q", rep.Target.ServerName)
-				}
-				if rep.Counts.Methods["tools/call"] == 0 || rep.Counts.Operations["thoughtbox_gateway/thought"] == 0 {
-					t.Errorf("request counts %+v", rep.Counts)
-				}
-				// The traffic went through the sidecar, whose counts must
-				// equal the harness's own.
-				if len(rep.Observability) < 10 {
-					t.Errorf("only %d observability checks", len(rep.Observability))
-				}
-				for _, c := range rep.Observability {
-					if !c.Passed {
-						t.Errorf("sidecar count check %s: %s", c.Name, c.Detail)
-					}
-				}
-			})
+	for _, cell := range []targetspec.Spec{{Transport: "http", Storage: "memory"}, {Transport: "http", Storage: "fs"},
+		{Transport: "stdio", Storage: "memory"}} {
+		t.Run(cell.Transport+"-"+cell.Storage, func(t *testing.T) {
+			t.Parallel()
+			checkReferenceCell(t, cell)
+		})
+	}
+}
+
+// TestReferencePassesCoreAndIntentStdioFS is the stdio × fs cell, the
+// slowest: every MCP session is a child process, and the durability
+// scenarios kill and restart the server. make test runs it without the race
+// detector, beside the race-detected run (the harness code it drives is the
+// same as in the stdio × memory cell, which runs with it).
+func TestReferencePassesCoreAndIntentStdioFS(t *testing.T) {
+	checkReferenceCell(t, targetspec.Spec{Transport: "stdio", Storage: "fs"})
+}
+
+// checkReferenceCell runs every scenario against one cell: every @core
+// and @intent scenario must pass, through the sidecar, whose counts must
+// equal the harness's.
+func checkReferenceCell(t *testing.T, cell targetspec.Spec) {
+	rep := runAgainst(t, cell)
+	requirePass(t, rep)
+	if passed, _, _ := rep.Tally(); passed < 40 {
+		t.Errorf("only %d scenarios passed", passed)
+	}
+	if !rep.RequiredPassed() {
+		t.Errorf("required levels did not pass: %+v", rep.Levels)
+	}
+	if rep.Target.ServerName != "thoughtbox-server" {
+		t.Errorf("server name %q", rep.Target.ServerName)
+	}
+	if rep.Counts.Methods["tools/call"] == 0 || rep.Counts.Operations["thoughtbox_gateway/thought"] == 0 {
+		t.Errorf("request counts %+v", rep.Counts)
+	}
+	// The traffic went through the sidecar, whose counts must equal the
+	// harness's own.
+	if len(rep.Observability) < 10 {
+		t.Errorf("only %d observability checks", len(rep.Observability))
+	}
+	for _, c := range rep.Observability {
+		if !c.Passed {
+			t.Errorf("sidecar count check %s: %s", c.Name, c.Detail)
 		}
 	}
 }
