@@ -38,10 +38,9 @@ const (
 func runConform(args []string) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	tf := addTargetFlags(fs)
+	rd := addRunDirFlags(fs, "")
 	var (
 		require     = fs.String("require", "", "comma-separated `levels` that must pass (default core,intent for the embedded server, core otherwise)")
-		out         = fs.String("out", "out", "`directory` for the run's output directory")
-		runID       = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage)")
 		concurrency = fs.Int("concurrency", 4, "scenarios run at once")
 		tags        = fs.String("tags", "", "godog tag `expression` selecting scenarios, e.g. \"@ledger && ~@quirk\"")
 		progress    = fs.String("progress", "auto", "`auto`, bar or lines")
@@ -106,10 +105,7 @@ Flags:
 		fmt.Println(noResults)
 		return exitBadInput
 	}
-	if *runID == "" {
-		*runID = defaultRunID(spec)
-	}
-	dir := filepath.Join(*out, *runID)
+	_, dir := rd.resolve(spec, "")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput

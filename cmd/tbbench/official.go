@@ -22,9 +22,8 @@ import (
 func runOfficial(args []string) int {
 	fs := flag.NewFlagSet("official", flag.ContinueOnError)
 	tf := addTargetFlags(fs)
+	rd := addRunDirFlags(fs, "-official")
 	var (
-		out       = fs.String("out", "out", "`directory` for the run's output directory")
-		runID     = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage, then -official)")
 		tools     = fs.String("tools", "", "`directory` holding Node 22 and the suite, as `make conformance` fills it (default: .tools here or in the nearest parent, the module root)")
 		timeout   = fs.Duration("scenario-timeout", official.DefaultTimeout, "time limit of one scenario")
 		scenarios = fs.String("scenario", "", "comma-separated scenario `names` to judge (default: every server scenario the suite lists)")
@@ -67,10 +66,7 @@ Flags:
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}
-	if *runID == "" {
-		*runID = defaultRunID(spec) + "-official"
-	}
-	dir := filepath.Join(*out, *runID)
+	runID, dir := rd.resolve(spec, "-official")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	tl, err := official.FindTools(ctx, *tools)
@@ -113,7 +109,7 @@ Flags:
 	if tl.SuiteVersion != official.SuiteVersion {
 		fmt.Fprintf(os.Stderr, "tbbench: the installed suite is %s; the requirement map was written for %s\n", tl.SuiteVersion, official.SuiteVersion)
 	}
-	rep := official.Report{RunID: *runID, StartedAt: start, Surface: surface, Requirements: official.Requirements}
+	rep := official.Report{RunID: runID, StartedAt: start, Surface: surface, Requirements: official.Requirements}
 	rep.Suite.Package, rep.Suite.Version, rep.Suite.NodeVersion = official.Package, tl.SuiteVersion, tl.NodeVersion
 	rep.Target.Kind, rep.Target.Address, rep.Target.Transport, rep.Target.Storage = info.Kind, info.Address, info.Transport, info.Storage
 	rep.Target.URL, rep.Target.Server = tg.HTTPBase(), server

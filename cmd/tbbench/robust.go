@@ -24,9 +24,8 @@ import (
 func runRobust(args []string) int {
 	fs := flag.NewFlagSet("robust", flag.ContinueOnError)
 	tf := addTargetFlags(fs)
+	rd := addRunDirFlags(fs, "-robust")
 	var (
-		out      = fs.String("out", "out", "`directory` for the run's output directory")
-		runID    = fs.String("run-id", "", "name of the run's output directory (default: time, transport and storage, then -robust)")
 		critique = fs.Duration("critique-timeout", 0, "the target's critique (sampling) timeout; a thought asking for a critique may take this plus 3 s (default 30s, 2s for the embedded server)")
 		noFaults = fs.Bool("no-faults", false, "send the bad inputs only; make no fault (refused or unanswered sampling, unwritable export directory)")
 		noSec    = fs.Bool("no-security", false, "leave out the security checks")
@@ -72,13 +71,10 @@ Flags:
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}
-	if *runID == "" {
-		*runID = defaultRunID(spec) + "-robust"
-	}
+	runID, dir := rd.resolve(spec, "-robust")
 	if *critique == 0 && spec.Kind() == target.KindEmbedded {
 		*critique = embedded.CritiqueTimeout
 	}
-	dir := filepath.Join(*out, *runID)
 	rec, err := transcript.Create(filepath.Join(dir, "transcripts", "robustness.jsonl"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
@@ -127,7 +123,7 @@ Flags:
 			fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)
 		}
 	}
-	card := scorecards.Scorecard{SchemaVersion: scorecards.SchemaVersion, RunID: *runID, StartedAt: start, FinishedAt: time.Now(),
+	card := scorecards.Scorecard{SchemaVersion: scorecards.SchemaVersion, RunID: runID, StartedAt: start, FinishedAt: time.Now(),
 		Target:  scorecards.Target{Name: info.Address, Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage},
 		Harness: scorecards.Harness{Version: version, GoVersion: runtime.Version()}, Machine: scorecards.CurrentMachine(),
 		Axes: axes}

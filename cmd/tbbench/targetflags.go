@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -59,4 +60,31 @@ func defaultRunID(s targetspec.Spec) string {
 		return id + "-" + s.Storage
 	}
 	return id + "-" + s.Kind()
+}
+
+// runDirFlags are --out and --run-id, shared by the commands that write one
+// run directory for one target.
+type runDirFlags struct{ out, runID *string }
+
+// addRunDirFlags registers --out and --run-id; suffix ends the default run
+// name (time, transport and storage, then suffix).
+func addRunDirFlags(fs *flag.FlagSet, suffix string) runDirFlags {
+	def := "time, transport and storage"
+	if suffix != "" {
+		def += ", then " + suffix
+	}
+	return runDirFlags{
+		out:   fs.String("out", "out", "`directory` for the run's output directory"),
+		runID: fs.String("run-id", "", "name of the run's output directory (default: "+def+")"),
+	}
+}
+
+// resolve returns the run's name (given, or made from spec and suffix) and
+// its directory, <out>/<name>.
+func (f runDirFlags) resolve(spec targetspec.Spec, suffix string) (runID, dir string) {
+	runID = *f.runID
+	if runID == "" {
+		runID = defaultRunID(spec) + suffix
+	}
+	return runID, filepath.Join(*f.out, runID)
 }
