@@ -18,7 +18,7 @@ build:
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 
 ## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell, the official MCP conformance suite over HTTP, then the load regression tier on fs and memory beside the no-op ceiling; one scorecard in out/<run>-load/
-run: build tools
+run: build tools prometheus
 	@status=0; with=""; for t in http stdio; do for s in fs memory; do \
 	  repeat=1; [ $$t/$$s = http/memory ] && repeat=3; \
 	  echo; echo "=== conformance: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
@@ -31,7 +31,7 @@ run: build tools
 	echo; echo "=== official MCP conformance suite $(CONFORMANCE_VERSION): embedded reference server over HTTP"; \
 	./$(BIN)/tbbench official --transport http --storage memory --run-id $(RUN_ID)-official || status=1; \
 	with="$$with --with out/$(RUN_ID)-official"; \
-	echo; echo "=== load: regression tier, fs and memory against the no-op ceiling"; \
+	echo; echo "=== load: regression tier, fs and memory against the no-op ceiling, with Prometheus scraping the sidecars"; \
 	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --progress lines --run-id $(RUN_ID)-load $$with || status=1; \
 	echo; echo "results: out/$(RUN_ID)-*; the scorecard of the whole run: out/$(RUN_ID)-load/scorecard.md"; exit $$status
 
@@ -42,7 +42,7 @@ serve: build
 ## test: vet, all Go tests (Prometheus and promtool, Chromium, Node 22 and the official MCP conformance suite are installed first if missing), and the official suite against the thoughtbox binary
 test: vet prometheus chromium tools unit conformance
 
-# The observability tests run a real Prometheus and promtool (Debian package prometheus).
+# The observability tests and make run's load (its observability axis) run a real Prometheus and promtool (Debian package prometheus).
 prometheus:
 	@command -v prometheus >/dev/null && command -v promtool >/dev/null || { \
 	  echo "installing Debian's prometheus package for the observability tests"; \

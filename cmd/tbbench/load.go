@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/promwatch"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
@@ -50,6 +52,7 @@ func runLoad(args []string) int {
 		runID     = fs.String("run-id", "", "name of the run's output directory (default: time and tier)")
 		progress  = fs.String("progress", "auto", "`auto`, bar or lines")
 		timeout   = fs.Duration("call-timeout", 10*time.Second, "longest wait for one call")
+		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
 		with      multi
 	)
 	fs.Var(&with, "with", "`run directory` of an earlier tbbench run (e.g. conform) whose scorecard joins this run's in one scorecard.json (repeatable)")
@@ -71,9 +74,11 @@ thoughts: last 100 against first 100), listing (1,000 and 10,000 stored
 sessions). Their parameters and thresholds are in the workload file.
 
 Output under <out>/<run-id>/: load.json, load.md, load.html (charts),
-scorecard.json, .md and .html (performance and stability axes, and the axes
-of the --with runs; the page draws the load charts), and transcripts/ (the first user's calls per phase, and every
-error).
+scorecard.json, .md and .html (performance, stability and observability
+axes, and the axes of the --with runs; the page draws the load charts),
+transcripts/ (the first user's calls per phase, and every error), and
+prometheus/ (the configuration, log and own calls of the Prometheus that
+scraped the sidecars).
 
 Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input or an
 unreachable target; 99 a threshold failed.
@@ -124,6 +129,10 @@ Flags:
 	if *tgt != "" && *tgt != "noop" {
 		return bad(fmt.Errorf("--target must be noop, not %q (use --url or --command for other servers)", *tgt))
 	}
+	watcher, err := prometheusWatcher(*promBin)
+	if err != nil {
+		return bad(err)
+	}
 	spec := tf.spec()
 	spec.Process = !*inProcess
 	if err := spec.Validate(); err != nil {
@@ -140,6 +149,11 @@ Flags:
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return bad(err)
 	}
+	var watch load.Watcher
+	if watcher != nil {
+		watcher.Dir = filepath.Join(dir, "prometheus")
+		watch = watcher
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -147,7 +161,7 @@ Flags:
 	stopProgress := showLoadProgress(*progress, live)
 	fmt.Fprintf(os.Stderr, "tbbench load: tier %s, targets %s, segment %s, seed %d, output %s\n", *tier, labels(subjects), sg, *seed, dir)
 	rep, err := load.Run(ctx, load.Options{Tier: *tier, Workload: w, Subjects: subjects, Seed: *seed, Segment: sg,
-		OutDir: dir, CallTimeout: *timeout, Live: live})
+		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch})
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)
@@ -189,6 +203,22 @@ Flags:
 		return exitLoadFail
 	}
 	return exitLoadPass
+}
+
+// prometheusWatcher returns the watch --prometheus asks for: nil for off;
+// for auto without prometheus on PATH, a watcher whose start fails, so the
+// run notes why the check did not apply.
+func prometheusWatcher(flagValue string) (*promwatch.Watcher, error) {
+	switch flagValue {
+	case "off":
+		return nil, nil
+	case "auto", "":
+		return &promwatch.Watcher{}, nil
+	}
+	if _, err := exec.LookPath(flagValue); err != nil {
+		return nil, fmt.Errorf("--prometheus %s: %w", flagValue, err)
+	}
+	return &promwatch.Watcher{Binary: flagValue}, nil
 }
 
 // loadSubjects lists what a load run measures: the target (or one embedded

@@ -54,6 +54,9 @@ type Options struct {
 	CallTimeout time.Duration
 	// Live, when set, is told about every call and phase, for progress.
 	Live *Live
+	// Watcher, when set, observes the targets during the run (package
+	// promwatch: Prometheus scraping the sidecars).
+	Watcher Watcher
 }
 
 func (o Options) callTimeout() time.Duration {
@@ -112,7 +115,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer errs.Close()
 	r := &runner{o: o, errors: errs, live: o.Live}
-	if err := r.runTier(ctx, tier, targets, rep); err != nil {
+	finishWatch := startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
+	err = r.runTier(ctx, tier, targets, rep)
+	finishWatch(context.WithoutCancel(ctx))
+	if err != nil {
 		return rep, err
 	}
 	rep.finish()

@@ -54,6 +54,7 @@ tiers:
     duration: 2s
     maxUsers: 16
     rounds: 2
+    warmup: 500ms
     thresholds:
       errors: ["rate<1%"]
 `))
@@ -226,6 +227,16 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 		return back
 	}
 	whole := run(segment.Segment{Index: 1, Count: 1})
+	// The warm-up runs first, is read back, and is left out of the rounds.
+	if len(whole.Phases) != 3 || !whole.Phases[0].Warmup || !strings.HasSuffix(whole.Phases[0].Name, "warm-up") || whole.Phases[1].Warmup {
+		t.Fatalf("phases %v", names(whole.Phases))
+	}
+	if v := whole.Phases[0].Verification; v == nil || v.Acknowledged == 0 || v.Missing != 0 || len(whole.Phases[0].Thresholds) != 0 {
+		t.Errorf("warm-up verification %+v, thresholds %v", v, whole.Phases[0].Thresholds)
+	}
+	if rounds := whole.Phases[1].Metrics.Total().Calls + whole.Phases[2].Metrics.Total().Calls; whole.Summaries[0].Calls != rounds {
+		t.Errorf("the summary holds %d calls, the two rounds made %d", whole.Summaries[0].Calls, rounds)
+	}
 	parts := make([]*load.Report, 4)
 	var wg sync.WaitGroup
 	for i := range parts {
@@ -276,6 +287,14 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 	if string(b) != `["1/4","2/4","3/4","4/4"]` {
 		t.Errorf("segments %s", b)
 	}
+}
+
+func names(ps []load.PhaseResult) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name
+	}
+	return out
 }
 
 // unclosable shares one target between runs.

@@ -73,6 +73,9 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", l.Label, l.Sessions, cell("list_sessions"), cell("session_list"), cell("load_context"), cell("initialize"))
 		}
 	}
+	if line := r.observabilityLine(); line != "" {
+		b.WriteString("\n## The sidecar's telemetry in Prometheus\n\n" + line)
+	}
 	b.WriteString("\n## Phases\n\n| Phase | offered/s | achieved/s | p50 ms | p99 ms | p99.9 ms | max ms | errors | dropped | lag p99 ms | verified |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range r.Phases {
 		o := p.Metrics.Total()

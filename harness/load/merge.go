@@ -162,6 +162,7 @@ func (r *Report) Summary() string {
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(r.observabilityLine())
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "PROBLEM %s\n", p)
 	}

@@ -29,6 +29,8 @@ type PhaseSpec struct {
 	Label string
 	// Round is the round number (1-based) for tiers with rounds.
 	Round int
+	// Warmup marks the unmeasured phase before the first round.
+	Warmup bool
 	// Rate is the offered arrival rate (open models), for reports.
 	Rate     float64
 	Target   target.Target
@@ -55,9 +57,12 @@ type PhaseSpec struct {
 
 // PhaseResult is what one phase measured.
 type PhaseResult struct {
-	Name   string  `json:"name"`
-	Label  string  `json:"label"`
-	Round  int     `json:"round,omitempty"`
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Round int    `json:"round,omitempty"`
+	// Warmup marks the unmeasured phase before the first round, left out
+	// of rounds, comparisons and scores.
+	Warmup bool    `json:"warmup,omitempty"`
 	Rate   float64 `json:"offeredRate,omitempty"`
 	Users  int     `json:"users"`
 	Target string  `json:"target"`
@@ -173,7 +178,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	for _, u := range users {
 		u.abandon() // the end of the run
 	}
-	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Rate: s.Rate, Users: s.Users,
+	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Warmup: s.Warmup, Rate: s.Rate, Users: s.Users,
 		Target: s.Target.Info().Address, Started: res.Started, Dropped: res.Dropped,
 		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted}
 	if res.Lag != nil {

@@ -44,6 +44,11 @@ type Report struct {
 	Stress       []StressResult      `json:"stress,omitempty"`
 	LongSessions []LongSessionResult `json:"longSessions,omitempty"`
 	Listings     []ListingResult     `json:"listings,omitempty"`
+	// Observability holds the Watcher's checks (the sidecar's telemetry
+	// in Prometheus after the load); ObservabilityNote says why there are
+	// none when the watch did not apply.
+	Observability     []scorecards.Check `json:"observability,omitempty"`
+	ObservabilityNote string             `json:"observabilityNote,omitempty"`
 	// Problems lists why the run failed: failed thresholds, lost thoughts,
 	// aborted phases. Empty when it passed.
 	Problems []string `json:"problems"`
@@ -179,7 +184,7 @@ func (r *Report) labels() []string {
 func (r *Report) roundPhases(label string) map[int]PhaseResult {
 	out := map[int]PhaseResult{}
 	for _, p := range r.Phases {
-		if p.Label == label && (r.Tier == workload.Smoke || r.Tier == workload.Regression || r.Tier == workload.Soak) {
+		if p.Label == label && !p.Warmup && (r.Tier == workload.Smoke || r.Tier == workload.Regression || r.Tier == workload.Soak) {
 			out[max(p.Round, 1)] = p
 		}
 	}

@@ -28,8 +28,8 @@ const (
 	GateThresholds = "load thresholds met"
 )
 
-// Scorecard turns the report into a scorecard with the performance and
-// stability axes and the load gates (scored as written in
+// Scorecard turns the report into a scorecard with the performance,
+// stability and (when a Watcher ran) observability axes and the load gates (scored as written in
 // scorecards/README.md). The target is the first measured one that is not
 // the ceiling.
 func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
@@ -44,6 +44,9 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 		c.Axes = append(c.Axes, a)
 	}
 	if a, ok := r.stabilityAxis(); ok {
+		c.Axes = append(c.Axes, a)
+	}
+	if a, ok := r.observabilityAxis(); ok {
 		c.Axes = append(c.Axes, a)
 	}
 	lost := r.Lost()

@@ -34,6 +34,11 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 			rep.Listings = append(rep.Listings, r.listing(ctx, t, r.o.Subjects[i].Label, tg, rep)...)
 		}
 	default: // smoke, regression, soak: rounds of one load model
+		if t.Warmup > 0 {
+			for i, tg := range targets {
+				rep.Phases = append(rep.Phases, r.runPhase(ctx, r.warmupPhase(t, r.o.Subjects[i].Label, tg)))
+			}
+		}
 		rounds := max(t.Rounds, 1)
 		for round := 1; round <= rounds; round++ {
 			// Interleave the targets, rotating the order every round so
@@ -74,6 +79,19 @@ func (r *runner) modelPhase(t workload.Tier, name, label string, round int, tg t
 	default:
 		spec = r.openPhase(spec, t.Rate, t.Duration, t.MaxUsers)
 	}
+	return spec
+}
+
+// warmupPhase is the tier's load model for t.Warmup, unmeasured: no
+// thresholds, and marked so that rounds, comparisons and scores leave it
+// out. Its thoughts are still read back.
+func (r *runner) warmupPhase(t workload.Tier, label string, tg target.Target) PhaseSpec {
+	t.Duration, t.Thresholds = t.Warmup, nil
+	if t.Model == workload.Ramping {
+		t.Model = workload.Open // the starting rate, for the warm-up's length
+	}
+	spec := r.modelPhase(t, fmt.Sprintf("%s %s warm-up", t.Name, label), label, 0, tg)
+	spec.Warmup = true
 	return spec
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/http/httptest"
 	"sort"
 	"strconv"
@@ -17,8 +16,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/thoughtbox-bench/tbbench/observability/grafana"
 	"github.com/thoughtbox-bench/tbbench/observability/internal/promtest"
+	"github.com/thoughtbox-bench/tbbench/observability/promcheck"
 	"github.com/thoughtbox-bench/tbbench/observability/prometheus"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
@@ -127,7 +126,7 @@ func sortedKeys(m map[string]int) string {
 // TestPrometheusEndToEnd scrapes the sidecar in front of the reference
 // server with a real Prometheus: the counts Prometheus holds must equal the
 // clients' counts, every dashboard query must return data, the alert rules
-// must load, and killing the upstream must show in the availability gauge
+// must load and their signals return data, and killing the upstream must show in the availability gauge
 // and start MCPUpstreamDown.
 func TestPrometheusEndToEnd(t *testing.T) {
 	cfg := mcpserver.Defaults()
@@ -195,27 +194,20 @@ scrape_configs:
 		t.Errorf("tool calls in Prometheus:\n  %s\nclients counted:\n  %s", gotTools, wantTools)
 	}
 
-	// Every dashboard query returns data (a real number, not only NaN);
+	// Every dashboard query and every alert rule's signal returns data (a
+	// real number, not only NaN), and every rule evaluates without error;
 	// two more scrapes give the rates their second sample.
 	time.Sleep(2500 * time.Millisecond)
-	d, err := grafana.Load()
+	results, err := promcheck.Check(context.Background(), prom.Server, promcheck.Options{RateInterval: "10s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := d.Queries()
-	if len(queries) < 20 {
-		t.Fatalf("only %d dashboard queries", len(queries))
+	if len(results) < 27 {
+		t.Fatalf("only %d checks (panel queries and alert rules)", len(results))
 	}
-	for _, q := range queries {
-		expr := grafana.Expand(q.Expr, "10s")
-		ok := false
-		for _, s := range prom.Query(t, expr) {
-			if v, err := strconv.ParseFloat(s.Value, 64); err == nil && !math.IsNaN(v) {
-				ok = true
-			}
-		}
-		if !ok {
-			t.Errorf("panel %q query %s returned no data: %s", q.Panel, q.RefID, expr)
+	for _, r := range results {
+		if !r.OK {
+			t.Errorf("%s: %s", r.Name, r.Detail)
 		}
 	}
 

@@ -33,7 +33,7 @@ func Default() *Workload {
 				},
 			},
 			Regression: {
-				Name: Regression, Model: Open, Rate: 800, Duration: 5 * time.Second, MaxUsers: 64, Rounds: 3,
+				Name: Regression, Model: Open, Rate: 800, Duration: 5 * time.Second, MaxUsers: 64, Rounds: 3, Warmup: 3 * time.Second,
 				Thresholds: []threshold.Threshold{
 					threshold.MustParse("errors", "rate<0.1%"),
 					threshold.MustParse("dropped", "rate<1%"),

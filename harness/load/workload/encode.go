@@ -150,6 +150,10 @@ func tierDocument(t Tier) object {
 			}
 		case "rounds":
 			o.put(f, t.Rounds)
+		case "warmup":
+			if t.Warmup > 0 {
+				o.put(f, duration(t.Warmup))
+			}
 		case "ladder":
 			if t.Ladder != nil {
 				o.put(f, ladderDocument(*t.Ladder))

@@ -68,6 +68,12 @@ type Tier struct {
 	// Rounds is how many times the tier runs (at least 1), so that
 	// comparisons have statistics.
 	Rounds int
+	// Warmup, when set, runs the load model for this long against every
+	// target before the first round: an unmeasured phase (no thresholds;
+	// its thoughts are still read back) that lets caches, heaps and
+	// connections settle, so that the first round is not judged on a cold
+	// server.
+	Warmup time.Duration
 	// Ladder is the stress tier's ladder of arrival rates.
 	Ladder *Ladder
 	// Thoughts is the long-session tier's number of thoughts.

@@ -99,6 +99,15 @@ func (f *Front) Info() target.Info { return f.inner.Info() }
 // HTTPBase is the sidecar's MCP endpoint ("" for a stdio target).
 func (f *Front) HTTPBase() string { return f.url }
 
+// MetricsURL is the sidecar's /metrics ("" for a stdio target, whose
+// proxies, one per session, are not served over HTTP).
+func (f *Front) MetricsURL() string {
+	if f.lb == nil {
+		return ""
+	}
+	return f.lb.Base + "/metrics"
+}
+
 // Unwrap returns the target behind the sidecar.
 func (f *Front) Unwrap() target.Target { return f.inner }
 

@@ -1,0 +1,106 @@
+package load
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
+)
+
+// Watched is a target as a Watcher sees it.
+type Watched struct {
+	// Label is the subject's label.
+	Label string
+	// MCPURL is the MCP endpoint the load goes to (through the sidecar
+	// unless the run is direct); "" over stdio.
+	MCPURL string
+	// MetricsURL is the sidecar's /metrics; "" when no sidecar serves one
+	// (stdio targets, direct runs).
+	MetricsURL string
+	// Target is the opened target, for calls of the watcher's own.
+	Target target.Target
+}
+
+// Watcher observes a run's targets from outside while the load runs — a
+// Prometheus scraping their sidecars, for example. Its checks make the
+// observability axis of the run's scorecard.
+type Watcher interface {
+	// Start is called once the targets are open, before the load. An
+	// error makes the watch not applicable to this run, with the error
+	// as the reason; the load goes on.
+	Start(ctx context.Context, targets []Watched) error
+	// Finish is called after the load (and its read-back), before the
+	// targets close, and ends the watch. An error means no check could be
+	// made.
+	Finish(ctx context.Context) ([]scorecards.Check, error)
+}
+
+// metricsServer is implemented by targets behind an HTTP sidecar.
+type metricsServer interface {
+	MetricsURL() string
+}
+
+func watched(label string, t target.Target) Watched {
+	w := Watched{Label: label, MCPURL: t.HTTPBase(), Target: t}
+	if m, ok := target.As[metricsServer](t); ok {
+		w.MetricsURL = m.MetricsURL()
+	}
+	return w
+}
+
+// startWatch starts o.Watcher on the opened targets, noting in the report
+// why the watch does not apply when it cannot start.
+func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []target.Target, rep *Report) (finish func(context.Context)) {
+	if w == nil {
+		return func(context.Context) {}
+	}
+	ws := make([]Watched, len(targets))
+	for i, t := range targets {
+		ws[i] = watched(subjects[i].Label, t)
+	}
+	if err := w.Start(ctx, ws); err != nil {
+		rep.ObservabilityNote = "not applicable: " + err.Error()
+		return func(context.Context) {}
+	}
+	return func(ctx context.Context) {
+		checks, err := w.Finish(ctx)
+		if err != nil {
+			checks = append(checks, scorecards.Check{Name: "the sidecar's telemetry checked in Prometheus after the load", Detail: err.Error()})
+		}
+		rep.Observability = checks
+	}
+}
+
+// observabilityAxis scores the watcher's checks as the share passed.
+func (r *Report) observabilityAxis() (scorecards.Axis, bool) {
+	if len(r.Observability) == 0 {
+		return scorecards.Axis{}, false
+	}
+	a := scorecards.ChecksAxis(scorecards.AxisObservability, scorecards.DefaultWeight(scorecards.AxisObservability), r.Observability)
+	a.Summary = "after the load, in Prometheus scraping the sidecar: " + a.Summary + " (every dashboard panel query and alert rule returns data)"
+	return a, true
+}
+
+// observabilityLine is the summary's line about the watch.
+func (r *Report) observabilityLine() string {
+	if len(r.Observability) == 0 {
+		if r.ObservabilityNote == "" {
+			return ""
+		}
+		return "observability " + r.ObservabilityNote + "\n"
+	}
+	passed := 0
+	for _, c := range r.Observability {
+		if c.Passed {
+			passed++
+		}
+	}
+	line := fmt.Sprintf("observability: %d of %d checks passed in Prometheus (every dashboard panel query and alert rule returns data; the watcher's own calls)\n", passed, len(r.Observability))
+	for _, c := range r.Observability {
+		if !c.Passed {
+			line += fmt.Sprintf("  FAILED %s: %s\n", c.Name, c.Detail)
+		}
+	}
+	return line
+}
