@@ -14,11 +14,6 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
-// Operations lists the gateway's operations in the order of the tool schema.
-var Operations = []string{"get_state", "list_sessions", "navigate", "load_context", "start_new", "list_roots",
-	"bind_root", "cipher", "thought", "read_thoughts", "get_structure", "notebook", "session", "mental_models",
-	"deep_analysis", "knowledge"}
-
 // Handler runs one operation for a connection. args is the raw "args"
 // object of the call, or nil when the call had none.
 type Handler func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply
@@ -38,35 +33,41 @@ type Gateway struct {
 	ops      map[string]operation
 }
 
-// New returns a gateway over store. The ledger configuration is the one the
-// connections' handlers share (the session toolhost exports through it).
-func New(store storage.Store, sessionHost *sessions.Host) *Gateway {
+// New returns a gateway over store: every operation of Table, with the
+// built-in handlers, those given by options, and a "not available" answer
+// for the rest.
+func New(store storage.Store, sessionHost *sessions.Host, opts ...Option) *Gateway {
 	g := &Gateway{store: store, sessions: sessionHost, ops: map[string]operation{}}
-	g.ops["get_state"] = operation{required: Entry, run: g.getState}
-	g.ops["list_sessions"] = operation{required: Entry, run: g.listSessions}
-	g.ops["navigate"] = operation{required: Entry, run: g.navigate}
-	g.ops["load_context"] = operation{required: Entry, advances: InitComplete, run: g.loadContext}
-	g.ops["start_new"] = operation{required: Entry, advances: InitComplete, run: g.startNew}
-	g.ops["cipher"] = operation{required: InitComplete, advances: CipherLoaded, run: cipher}
-	g.ops["thought"] = operation{required: CipherLoaded, run: func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply {
-		return c.Ledger.Thought(ctx, args)
-	}}
-	g.ops["read_thoughts"] = operation{required: CipherLoaded, run: func(_ context.Context, c *Conn, args json.RawMessage) reply.Reply {
-		return c.Ledger.ReadThoughts(args)
-	}}
-	g.ops["get_structure"] = operation{required: CipherLoaded, run: func(_ context.Context, c *Conn, args json.RawMessage) reply.Reply {
-		return c.Ledger.GetStructure(args)
-	}}
-	g.ops["session"] = operation{required: InitComplete, run: func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply {
-		return g.sessions.Call(ctx, c.Ledger, args)
-	}}
-	for _, name := range []string{"list_roots", "bind_root"} {
-		g.ops[name] = operation{required: Entry, run: unavailable(name)}
+	builtin := map[string]Handler{
+		"get_state":     g.getState,
+		"list_sessions": g.listSessions,
+		"navigate":      g.navigate,
+		"load_context":  g.loadContext,
+		"start_new":     g.startNew,
+		"cipher":        cipher,
+		"thought": func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply {
+			return c.Ledger.Thought(ctx, args)
+		},
+		"read_thoughts": func(_ context.Context, c *Conn, args json.RawMessage) reply.Reply {
+			return c.Ledger.ReadThoughts(args)
+		},
+		"get_structure": func(_ context.Context, c *Conn, args json.RawMessage) reply.Reply {
+			return c.Ledger.GetStructure(args)
+		},
+		"session": func(ctx context.Context, c *Conn, args json.RawMessage) reply.Reply {
+			return g.sessions.Call(ctx, c.Ledger, args)
+		},
 	}
-	for _, name := range []string{"notebook", "mental_models", "knowledge"} {
-		g.ops[name] = operation{required: CipherLoaded, run: unavailable(name)}
+	for _, op := range Table {
+		run, ok := builtin[op.Name]
+		if !ok {
+			run = unavailable(op.Name)
+		}
+		g.ops[op.Name] = operation{required: op.Required, advances: op.Advances, run: run}
 	}
-	g.ops["deep_analysis"] = operation{required: InitComplete, run: unavailable("deep_analysis")}
+	for _, o := range opts {
+		o(g)
+	}
 	return g
 }
 

@@ -13,8 +13,18 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 )
 
-// gatewaySchema is the input schema of thoughtbox_gateway, as in 1.2.2.
-const gatewaySchema = `{"type":"object","properties":{"operation":{"type":"string","enum":["get_state","list_sessions","navigate","load_context","start_new","list_roots","bind_root","cipher","thought","read_thoughts","get_structure","notebook","session","mental_models","deep_analysis","knowledge"]},"args":{"type":"object","additionalProperties":{},"description":"Arguments passed to the underlying handler"}},"required":["operation"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`
+// gatewaySchema is the input schema of thoughtbox_gateway, as in 1.2.2,
+// with the operation enum taken from the gateway's operation table.
+var gatewaySchema = `{"type":"object","properties":{"operation":{"type":"string","enum":` + mustJSON(gateway.Operations) +
+	`},"args":{"type":"object","additionalProperties":{},"description":"Arguments passed to the underlying handler"}},"required":["operation"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 // observabilitySchema is the input schema of observability_gateway, as in 1.2.2.
 const observabilitySchema = `{"type":"object","properties":{"operation":{"type":"string","enum":["health","metrics","metrics_range","sessions","session_info","alerts","dashboard_url"]},"args":{"type":"object","properties":{"query":{"type":"string"},"time":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"step":{"type":"string"},"sessionId":{"type":"string"},"limit":{"type":"number"},"status":{"type":"string","enum":["active","idle","all"]},"services":{"type":"array","items":{"type":"string"}},"state":{"type":"string","enum":["firing","pending","all"]},"dashboard":{"type":"string"}},"additionalProperties":false}},"required":["operation"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`

@@ -41,8 +41,9 @@ func New(store storage.Store) *Host {
 }
 
 type failure struct {
-	Success bool   `json:"success"`
-	Error   string `json:"error"`
+	Success         bool     `json:"success"`
+	Error           string   `json:"error"`
+	ValidOperations []string `json:"validOperations,omitempty"`
 }
 
 // Call runs the session operation: raw is the gateway call's args object,
@@ -58,7 +59,7 @@ func (s *Host) Call(ctx context.Context, h *ledger.Handler, raw json.RawMessage)
 		return reply.ErrorJSON(failure{Error: "operation must be a string"})
 	}
 	if !slices.Contains(SubOperations, name) {
-		return reply.ErrorJSON(failure{Error: "Unknown session operation: " + clip.String(name)})
+		return reply.ErrorJSON(failure{Error: "Unknown session operation: " + clip.String(name), ValidOperations: SubOperations})
 	}
 	run, ok := s.ops[name]
 	if !ok {
