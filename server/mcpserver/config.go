@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/server/notebook"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
 )
 
@@ -52,6 +53,8 @@ type Config struct {
 	// SessionTimeout ends MCP sessions idle this long (0: never); their
 	// id then gets 404.
 	SessionTimeout time.Duration
+	// Notebook configures the notebook operation (notebook.go).
+	Notebook NotebookConfig
 }
 
 // Setting documents one configuration field: its environment variable, its
@@ -75,7 +78,8 @@ func DefaultDataDir() string {
 func Defaults() Config {
 	return Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
 		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off", LockWait: 5 * time.Second,
-		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute}
+		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute,
+		Notebook: NotebookConfig{Timeout: notebook.DefaultTimeout, OutputLimit: notebook.DefaultOutputLimit}}
 }
 
 var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
@@ -153,6 +157,8 @@ var Settings = []Setting{
 		durationSetting(func(c *Config) *time.Duration { return &c.SessionTimeout })},
 }
 
+func init() { Settings = append(Settings, notebookSettings...) }
+
 // durationSetting applies a Go duration to the field field returns.
 func durationSetting(field func(*Config) *time.Duration) func(*Config, string) error {
 	return func(c *Config, v string) error {
@@ -222,6 +228,7 @@ func (c Config) Validate() error {
 	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_READ_TIMEOUT and THOUGHTBOX_IDLE_TIMEOUT must be positive"))
 	}
+	errs = append(errs, c.Notebook.validate())
 	return errors.Join(errs...)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/export"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
+	"github.com/thoughtbox-bench/tbbench/server/notebook"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
@@ -42,6 +43,8 @@ type Server struct {
 	mcp     *mcpsrv.MCPServer
 	ids     *sessionIDs
 	conns   sync.Map // MCP session id -> *gateway.Conn
+	// notebooks is the notebook operation family.
+	notebooks *notebook.Service
 
 	httpOnce sync.Once
 	http     *mcpsrv.StreamableHTTPServer
@@ -89,7 +92,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if !cfg.DisableThoughtLogging {
 		s.ledger.ThoughtLog = o.stderr
 	}
-	s.gateway = gateway.New(store, sessions.New(store))
+	if s.notebooks, err = openNotebooks(cfg); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.gateway = gateway.New(store, sessions.New(store), gateway.WithHandler("notebook", s.notebooks.Handler()))
 
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
@@ -186,7 +193,7 @@ func (s *Server) Close() error {
 			_ = s.http.Shutdown(ctx)
 			cancel()
 		}
-		s.closeErr = s.store.Close()
+		s.closeErr = errors.Join(s.store.Close(), s.notebooks.Close())
 	})
 	return s.closeErr
 }
