@@ -34,44 +34,47 @@ func (f filesDir) resolve(p string) (string, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", errors.New("path must not contain NUL characters")
 	}
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
-		return "", err
-	}
-	root, err := filepath.EvalSymlinks(f.dir)
-	if err != nil {
-		return "", err
-	}
 	candidate := p
 	if !filepath.IsAbs(candidate) {
 		candidate = filepath.Join(f.dir, candidate)
 	}
 	candidate = filepath.Clean(candidate)
+	root, err := realPath(filepath.Clean(f.dir))
+	if err != nil {
+		return "", err
+	}
 	if !inside(filepath.Clean(f.dir), candidate) && !inside(root, candidate) {
 		return "", f.refuse(p)
 	}
-	// The deepest part of the path that exists, with its links followed,
-	// must still be inside.
-	existing, rest := candidate, ""
+	// The path with the links of its existing part followed must still be
+	// inside.
+	full, err := realPath(candidate)
+	if err != nil || !inside(root, full) {
+		return "", f.refuse(p)
+	}
+	return full, nil
+}
+
+// realPath follows the symbolic links of the deepest existing part of the
+// absolute, clean path p and appends the rest.
+func realPath(p string) (string, error) {
+	existing, rest := p, ""
 	for {
 		if _, err := os.Lstat(existing); err == nil {
 			break
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing {
-			return "", f.refuse(p)
+			return "", fmt.Errorf("no part of %s exists", p)
 		}
 		rest = filepath.Join(filepath.Base(existing), rest)
 		existing = parent
 	}
 	real, err := filepath.EvalSymlinks(existing)
 	if err != nil {
-		return "", f.refuse(p)
+		return "", err
 	}
-	full := filepath.Join(real, rest)
-	if !inside(root, full) {
-		return "", f.refuse(p)
-	}
-	return full, nil
+	return filepath.Join(real, rest), nil
 }
 
 // read returns the content of the file at the client's path p.
@@ -99,6 +102,12 @@ func (f filesDir) read(p string) (string, error) {
 
 // write stores content at the client's path p, creating its folders.
 func (f filesDir) write(p, content string) error {
+	if _, err := f.resolve(p); err != nil {
+		return err // refused before anything is created
+	}
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return err
+	}
 	full, err := f.resolve(p)
 	if err != nil {
 		return err

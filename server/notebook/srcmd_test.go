@@ -37,9 +37,9 @@ func TestDecodeRecordedLoad(t *testing.T) {
 
 func TestDecodeRefusesBadHeaders(t *testing.T) {
 	for src, want := range map[string]error{
-		"":                                  ErrNoHeader,
-		"# no header":                       ErrNoHeader,
-		"<!-- srcbook:{nope} -->\n":         ErrBadHeader,
+		"":                                       ErrNoHeader,
+		"# no header":                            ErrNoHeader,
+		"<!-- srcbook:{nope} -->\n":              ErrBadHeader,
 		"<!-- srcbook:{\"language\":\"py\"} -->": errBadLangMD,
 	} {
 		if _, err := Decode(src); err != want {
