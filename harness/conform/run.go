@@ -83,12 +83,16 @@ const (
 	// a data or export directory in --env, or --export-dir), so the files
 	// are on this machine.
 	ExportDirTag = "@export-dir"
+	// ServerEnvTag marks scenarios that need a secret the harness placed in
+	// the server's environment (target.CanaryEnv): servers the harness
+	// starts (embedded, --command), not a URL.
+	ServerEnvTag = "@server-env"
 )
 
 // capabilityTags are the tags that say what a scenario needs of the target;
 // they are neither a level nor the suite.
 var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
-	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true}
+	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true}
 
 // exclusive reports whether a scenario with these tags must run alone: it
 // restarts or kills the server every other scenario talks to.
@@ -126,6 +130,8 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 			return "reads or changes the server's files; the data directory is not known (set THOUGHTBOX_DATA_DIR with --env)"
 		case t == ExportDirTag && info.ExportDir == "":
 			return "reads the export files the server writes; its export directory is not known (give --export-dir, or THOUGHTBOX_DATA_DIR or THOUGHTBOX_EXPORT_DIR with --env)"
+		case t == ServerEnvTag && info.Canary == "":
+			return "needs a secret in the server's environment; the harness did not start this server (a URL), so it can not place one"
 		case t == SecondProcessTag && !siblings:
 			return "starts a second process of the server on the same data; the harness does not start this target"
 		}

@@ -83,7 +83,7 @@ func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
 	if o.Kind == "" {
 		o.Kind = KindCommand
 	}
-	t := &commandTarget{o: o, info: Info{Kind: o.Kind, Transport: o.Transport}, procs: map[*exec.Cmd]bool{}}
+	t := &commandTarget{o: o, info: Info{Kind: o.Kind, Transport: o.Transport, Canary: Canary()}, procs: map[*exec.Cmd]bool{}}
 	uses := func(s string) bool { return strings.Contains(s, "{port}") }
 	if o.Transport == HTTP || uses(o.Command) || uses(strings.Join(o.Env, "\n")) || uses(strings.Join(o.Argv, "\n")) {
 		p, err := freePort()

@@ -46,6 +46,9 @@ type Info struct {
 	DataDir string
 	// ExportDir is where the server writes exports, when the harness knows.
 	ExportDir string
+	// Canary is the value of CanaryEnv in the server's environment, when
+	// the harness started the server with it ("" when unknown).
+	Canary string
 }
 
 // DialOptions configure one raw MCP transport.

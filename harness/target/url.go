@@ -21,6 +21,9 @@ type URLOptions struct {
 	ProbeTimeout time.Duration
 	// Kind overrides Info.Kind (for targets built on this one).
 	Kind string
+	// Canary is the value of CanaryEnv in the server's environment, when
+	// the caller knows it started the server with it.
+	Canary string
 }
 
 type urlTarget struct {
@@ -38,7 +41,7 @@ func NewURL(ctx context.Context, url string, o URLOptions) (Target, error) {
 	if kind == "" {
 		kind = KindURL
 	}
-	t := &urlTarget{url: url, info: Info{Kind: kind, Address: url, Transport: HTTP, ExportDir: o.ExportDir}}
+	t := &urlTarget{url: url, info: Info{Kind: kind, Address: url, Transport: HTTP, ExportDir: o.ExportDir, Canary: o.Canary}}
 	if err := Probe(ctx, t, o.ProbeTimeout); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, url, err)
 	}

@@ -152,7 +152,7 @@ type inProcess struct {
 
 func newInProcess(o Options, dir string, cleanup func() error) (*inProcess, error) {
 	t := &inProcess{o: o, cleanup: cleanup, info: target.Info{Kind: target.KindEmbedded, Transport: target.HTTP,
-		Storage: o.Storage, DataDir: dir, ExportDir: filepath.Join(dir, "exports")}}
+		Storage: o.Storage, DataDir: dir, ExportDir: filepath.Join(dir, "exports"), Canary: target.Canary()}}
 	if err := t.start(); err != nil {
 		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}

@@ -42,6 +42,9 @@ type Spec struct {
 	Direct bool
 	// StartTimeout bounds the start of a child and the probe of a URL.
 	StartTimeout time.Duration
+	// Canary tells that a URL server was started with the harness's
+	// environment (target.Canary), for the notebook's secret check.
+	Canary string
 }
 
 // Kind names the kind of target the spec describes.
@@ -91,7 +94,7 @@ func (s Spec) Open(ctx context.Context) (target.Target, error) {
 		t, err = target.NewCommand(ctx, target.CommandOptions{Command: s.Command, Env: s.Env, Transport: s.Transport,
 			URL: s.URL, StartTimeout: s.StartTimeout, ExportDir: s.ExportDir})
 	case target.KindURL:
-		t, err = target.NewURL(ctx, s.URL, target.URLOptions{ExportDir: s.ExportDir, ProbeTimeout: s.StartTimeout})
+		t, err = target.NewURL(ctx, s.URL, target.URLOptions{ExportDir: s.ExportDir, ProbeTimeout: s.StartTimeout, Canary: s.Canary})
 	default:
 		t, err = embedded.New(ctx, embedded.Options{Transport: s.Transport, Storage: s.Storage, DataDir: s.DataDir,
 			Process: s.Process, Env: s.Env})
