@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokensidecar"
@@ -47,6 +48,10 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.BranchRangeIgnoresGaps: "@ledger",
 	brokenserver.StaleExportFile:        "@behavioural",
 	brokenserver.MissingExportFile:      "@behavioural",
+
+	brokenserver.NotebookEnvLeaks:          "@notebook",
+	brokenserver.NotebookTraversalAccepted: "@notebook",
+	brokenserver.NotebookFailedRunNotError: "@notebook",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault
@@ -76,7 +81,7 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 				t.Fatalf("fault %s has no suite that must catch it", fault)
 			}
 			rep := runTagged(t, targetspec.Spec{URL: srv.URL + "/mcp",
-				ExportDir: filepath.Join(ref.Info().DataDir, "exports")}, tags)
+				ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags)
 			var caught []string
 			for _, s := range rep.Scenarios {
 				if s.Status == conform.Failed && s.Level != "quirk" {

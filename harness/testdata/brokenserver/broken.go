@@ -228,6 +228,8 @@ func (p *Proxy) result(c call, res map[string]any) {
 		p.afterDamage(c, obj, text, jsonText, isError, set)
 	case TornWrites:
 		p.tearLarge(c, obj, jsonText, isError)
+	case NotebookEnvLeaks, NotebookTraversalAccepted, NotebookFailedRunNotError:
+		p.notebookResult(c, res, obj, jsonText, isError, set)
 	default:
 		p.exactnessResult(c, obj, jsonText, isError, set)
 	}
