@@ -13,6 +13,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
 func TestMain(m *testing.M) {
@@ -48,8 +49,10 @@ func TestReferencePassesEveryApplicableCheck(t *testing.T) {
 					t.Errorf("%s: %s", name, r.Detail)
 				}
 			}
-			if results["path-traversal"].NotApplicable {
-				t.Error("path traversal must be checked on every target")
+			for _, name := range []string{"path-traversal", "notebook-secrets"} {
+				if results[name].NotApplicable {
+					t.Errorf("%s must be checked on every target the harness starts: %s", name, results[name].Detail)
+				}
 			}
 			http := spec.Transport == "http"
 			for _, name := range []string{"host-header", "origin-header", "body-limit", "pii-canaries", "label-cardinality"} {
@@ -61,6 +64,43 @@ func TestReferencePassesEveryApplicableCheck(t *testing.T) {
 				t.Errorf("security axis %+v; want 1", a)
 			}
 		})
+	}
+}
+
+// TestANotebookThatLeaksTheEnvironmentFails: a server whose cells see its
+// environment (the broken server adds the canary to run output) fails the
+// notebook check; the same server reached by URL without the canary the
+// harness placed is not applicable.
+func TestANotebookThatLeaksTheEnvironmentFails(t *testing.T) {
+	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	proxy, err := brokenserver.New(ref.HTTPBase(), brokenserver.NotebookEnvLeaks, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	for _, c := range []struct {
+		canary string
+		want   string
+	}{{target.Canary(), "fail"}, {"", "not applicable"}} {
+		tg, err := target.NewURL(context.Background(), srv.URL+"/mcp", target.URLOptions{Canary: c.canary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := byName(security.Run(context.Background(), tg, nil))["notebook-secrets"]
+		got := "pass"
+		if r.NotApplicable {
+			got = "not applicable"
+		} else if !r.Passed {
+			got = "fail"
+		}
+		if got != c.want {
+			t.Errorf("canary %q: %s (%s), want %s", c.canary, got, r.Detail, c.want)
+		}
 	}
 }
 
