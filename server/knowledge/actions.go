@@ -77,7 +77,7 @@ func (s *Store) CreateEntity(in EntityInput) (out Created, created bool, err err
 		return out, false, err
 	}
 	err = s.withLock(func() error {
-		err := s.db.QueryRow(`SELECT id, name, type, created_at FROM entities WHERE name = ? AND type = ?`, in.Name, in.Type).
+		err := s.q.QueryRow(`SELECT id, name, type, created_at FROM entities WHERE name = ? AND type = ?`, in.Name, in.Type).
 			Scan(&out.EntityID, &out.Name, &out.Type, &out.CreatedAt)
 		switch {
 		case err == nil:
@@ -128,7 +128,7 @@ func (s *Store) GetEntity(id string) (Entity, error) {
 	var e Entity
 	err := s.withLock(func() error {
 		var err error
-		e, err = scanEntity(s.db.QueryRow(`SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
+		e, err = scanEntity(s.q.QueryRow(`SELECT `+entityColumns+` FROM entities WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		}
@@ -143,7 +143,7 @@ func (s *Store) GetEntity(id string) (Entity, error) {
 // touch counts an access to an entity (index only: access counts are not
 // part of graph.jsonl).
 func (s *Store) touch(id string) error {
-	_, err := s.db.Exec(`UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`, timestamp(s.now()), id)
+	_, err := s.q.Exec(`UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?`, timestamp(s.now()), id)
 	return err
 }
 
@@ -204,7 +204,7 @@ func (s *Store) ListEntities(f ListFilter) ([]EntitySummary, error) {
 	out := []EntitySummary{}
 	err := s.withLock(func() error {
 		out = out[:0]
-		rows, err := s.db.Query(listQuery, args...)
+		rows, err := s.q.Query(listQuery, args...)
 		if err != nil {
 			return ixErr(err)
 		}
@@ -235,7 +235,7 @@ type Observed struct {
 
 func (s *Store) entityExists(id string) (bool, error) {
 	var one int
-	err := s.db.QueryRow(`SELECT 1 FROM entities WHERE id = ?`, id).Scan(&one)
+	err := s.q.QueryRow(`SELECT 1 FROM entities WHERE id = ?`, id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -373,7 +373,7 @@ func (s *Store) QueryGraph(q GraphQuery) (Graph, error) {
 				continue
 			}
 			var e EntityRef
-			err := s.db.QueryRow(`SELECT id, name, type, label FROM entities WHERE id = ?`, it.id).Scan(&e.ID, &e.Name, &e.Type, &e.Label)
+			err := s.q.QueryRow(`SELECT id, name, type, label FROM entities WHERE id = ?`, it.id).Scan(&e.ID, &e.Name, &e.Type, &e.Label)
 			switch {
 			case err == nil:
 				g.Entities = append(g.Entities, e)
@@ -402,7 +402,7 @@ func (s *Store) QueryGraph(q GraphQuery) (Graph, error) {
 }
 
 func (s *Store) outgoing(id string, types any) ([]RelationRef, error) {
-	rows, err := s.db.Query(`SELECT id, from_id, to_id, type FROM relations WHERE from_id = ?1
+	rows, err := s.q.Query(`SELECT id, from_id, to_id, type FROM relations WHERE from_id = ?1
 		AND (?2 IS NULL OR type IN (SELECT value FROM json_each(?2))) ORDER BY seq`, id, types)
 	if err != nil {
 		return nil, err
@@ -428,7 +428,7 @@ func (s *Store) Stats() (Stats, error) {
 			into  map[string]int
 		}{{`SELECT type, COUNT(*) FROM entities GROUP BY type`, st.EntityCounts}, {`SELECT type, COUNT(*) FROM relations GROUP BY type`, st.RelationCounts}} {
 			clear(c.into)
-			rows, err := s.db.Query(c.query)
+			rows, err := s.q.Query(c.query)
 			if err != nil {
 				return ixErr(err)
 			}
@@ -446,7 +446,7 @@ func (s *Store) Stats() (Stats, error) {
 				return ixErr(err)
 			}
 		}
-		return ixErr(s.db.QueryRow(`SELECT COUNT(*) FROM observations`).Scan(&st.TotalObservations))
+		return ixErr(s.q.QueryRow(`SELECT COUNT(*) FROM observations`).Scan(&st.TotalObservations))
 	})
 	entities := 0
 	for _, n := range st.EntityCounts {

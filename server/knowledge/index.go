@@ -117,11 +117,6 @@ func metaGet(q querier, key string) (string, error) {
 	return v, err
 }
 
-func metaSet(q querier, key, value string) error {
-	_, err := q.Exec(`INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
-	return err
-}
-
 // position is how much of graph.jsonl the index holds: the byte offset of
 // the end of the last line applied, and that line's length and checksum,
 // so that a file replaced or truncated under the index is noticed.
@@ -133,39 +128,42 @@ type position struct {
 
 func readPosition(q querier) (position, error) {
 	var p position
-	for _, f := range []struct {
-		key string
-		n   *int64
-	}{{"offset", &p.Offset}, {"tail_len", &p.TailLen}} {
-		v, err := metaGet(q, f.key)
-		if err != nil {
+	rows, err := q.Query(`SELECT key, value FROM meta WHERE key IN ('offset', 'tail_len', 'tail_sum')`)
+	if err != nil {
+		return p, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
 			return p, err
 		}
-		if v != "" {
-			if *f.n, err = strconv.ParseInt(v, 10, 64); err != nil {
-				return p, fmt.Errorf("meta %s: %w", f.key, err)
-			}
+		switch k {
+		case "offset":
+			p.Offset, err = strconv.ParseInt(v, 10, 64)
+		case "tail_len":
+			p.TailLen, err = strconv.ParseInt(v, 10, 64)
+		case "tail_sum":
+			p.TailSum = v
+		}
+		if err != nil {
+			return p, fmt.Errorf("meta %s: %w", k, err)
 		}
 	}
-	sum, err := metaGet(q, "tail_sum")
-	p.TailSum = sum
-	return p, err
+	return p, rows.Err()
 }
 
 func writePosition(q querier, p position) error {
-	for _, kv := range [][2]string{{"offset", strconv.FormatInt(p.Offset, 10)}, {"tail_len", strconv.FormatInt(p.TailLen, 10)},
-		{"tail_sum", p.TailSum}, {"schema", schemaVersion}} {
-		if err := metaSet(q, kv[0], kv[1]); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := q.Exec(`INSERT INTO meta(key, value) VALUES ('offset', ?1), ('tail_len', ?2), ('tail_sum', ?3), ('schema', ?4)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+		strconv.FormatInt(p.Offset, 10), strconv.FormatInt(p.TailLen, 10), p.TailSum, schemaVersion)
+	return err
 }
 
 // applyRecord adds one record to the index. A record that can not be added
 // (a second entity with the same name and type, an observation or relation
 // of an unknown entity, a repeated id) is skipped: it reports false.
-func applyRecord(tx *sql.Tx, r record) (bool, error) {
+func applyRecord(tx querier, r record) (bool, error) {
 	var res sql.Result
 	var err error
 	switch r.Kind {

@@ -42,6 +42,11 @@ type Store struct {
 	file    *os.File // graph.jsonl, opened for appending
 	db      *sql.DB
 	dbFile  os.FileInfo // the memory.db this process has open
+	// q is the transaction of the operation running under the lock.
+	q querier
+	// appendedAt is the size graph.jsonl had before the running
+	// operation appended to it (-1: it did not).
+	appendedAt int64
 	closed  bool
 	skipped int // malformed or inapplicable lines met so far
 }
@@ -129,14 +134,38 @@ func (s *Store) withLock(f func() error) error {
 	if err := s.sync(); err != nil {
 		return err
 	}
-	err := f()
+	err := s.inTx(f)
 	var ie indexError
 	if errors.As(err, &ie) {
 		s.log.Warn("knowledge index failed; rebuilding it from graph.jsonl", "err", ie.err)
 		if rerr := s.rebuild(); rerr != nil {
 			return errors.Join(err, rerr)
 		}
-		err = f()
+		err = s.inTx(f)
+	}
+	return err
+}
+
+// inTx runs f in one index transaction. If f or the commit fails, what f
+// appended to graph.jsonl is cut off again.
+func (s *Store) inTx(f func() error) error {
+	s.appendedAt = -1
+	tx, err := beginTx(s.db)
+	if err != nil {
+		return ixErr(err)
+	}
+	s.q = tx
+	defer func() { s.q = nil }()
+	err = f()
+	if err == nil {
+		err = ixErr(tx.Commit())
+	} else {
+		_ = tx.Rollback()
+	}
+	if err != nil && s.appendedAt >= 0 {
+		if terr := s.file.Truncate(s.appendedAt); terr != nil {
+			err = errors.Join(err, terr)
+		}
 	}
 	return err
 }
@@ -289,7 +318,7 @@ func (s *Store) apply(from position, size int64) error {
 
 // applyLines applies the complete lines of data, which starts at
 // from.Offset in graph.jsonl, and returns the position after them.
-func (s *Store) applyLines(tx *sql.Tx, data []byte, from position) (position, error) {
+func (s *Store) applyLines(tx querier, data []byte, from position) (position, error) {
 	pos := from
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
@@ -352,8 +381,8 @@ func (s *Store) rebuild() error {
 }
 
 // appendRecord writes r to graph.jsonl with one write and fsync, then adds
-// it to the index. If any of it fails, the file is cut back to where it was
-// and nothing is kept.
+// it to the index in the operation's transaction. If any of it fails (or
+// later the commit), the file is cut back to where it was.
 func (s *Store) appendRecord(r record) error {
 	line, err := r.line()
 	if err != nil {
@@ -363,38 +392,21 @@ func (s *Store) appendRecord(r record) error {
 	if err != nil {
 		return err
 	}
-	before := info.Size()
-	undo := func(cause error) error {
-		if terr := s.file.Truncate(before); terr != nil {
-			return errors.Join(cause, terr)
-		}
-		return cause
-	}
+	s.appendedAt = info.Size()
 	if _, err := s.file.Write(line); err != nil {
-		return undo(fmt.Errorf("appending to %s: %w", s.logPath(), err))
+		return fmt.Errorf("appending to %s: %w", s.logPath(), err)
 	}
 	if err := s.file.Sync(); err != nil {
-		return undo(fmt.Errorf("syncing %s: %w", s.logPath(), err))
+		return fmt.Errorf("syncing %s: %w", s.logPath(), err)
 	}
-	tx, err := beginTx(s.db)
-	if err != nil {
-		return undo(ixErr(err))
-	}
-	defer tx.Rollback()
-	ok, err := applyRecord(tx, r)
+	ok, err := applyRecord(s.q, r)
 	if err == nil && !ok {
 		err = errors.New("the record was refused by the index")
 	}
 	if err == nil {
-		err = writePosition(tx, position{Offset: before + int64(len(line)), TailLen: int64(len(line)), TailSum: checksum(line)})
+		err = writePosition(s.q, position{Offset: s.appendedAt + int64(len(line)), TailLen: int64(len(line)), TailSum: checksum(line)})
 	}
-	if err == nil {
-		err = tx.Commit()
-	}
-	if err != nil {
-		return undo(ixErr(err))
-	}
-	return nil
+	return ixErr(err)
 }
 
 func newID() string { return uuid.NewString() }
