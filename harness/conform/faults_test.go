@@ -47,6 +47,7 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.BranchRangeIgnoresGaps: "@ledger",
 	brokenserver.StaleExportFile:        "@behavioural",
 	brokenserver.MissingExportFile:      "@behavioural",
+	brokenserver.RootsHang:              "@knowledge",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault
