@@ -52,6 +52,7 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.NotebookEnvLeaks:          "@notebook",
 	brokenserver.NotebookTraversalAccepted: "@notebook",
 	brokenserver.NotebookFailedRunNotError: "@notebook",
+	brokenserver.RootsHang:              "@knowledge",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault

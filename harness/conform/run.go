@@ -87,12 +87,18 @@ const (
 	// the server's environment (target.CanaryEnv): servers the harness
 	// starts (embedded, --command), not a URL.
 	ServerEnvTag = "@server-env"
+	// OwnServerTag marks scenarios that start a server of their own with
+	// settings they choose (target.Configured: an environment variable
+	// such as THOUGHTBOX_KNOWLEDGE_ENABLED, a fresh data directory),
+	// restart it and read its files: command and embedded targets, not a
+	// URL.
+	OwnServerTag = "@own-server"
 )
 
 // capabilityTags are the tags that say what a scenario needs of the target;
 // they are neither a level nor the suite.
 var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
-	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true}
+	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true, OwnServerTag: true}
 
 // exclusive reports whether a scenario with these tags must run alone: it
 // restarts or kills the server every other scenario talks to.
@@ -132,11 +138,20 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 			return "reads the export files the server writes; its export directory is not known (give --export-dir, or THOUGHTBOX_DATA_DIR or THOUGHTBOX_EXPORT_DIR with --env)"
 		case t == ServerEnvTag && info.Canary == "":
 			return "needs a secret in the server's environment; the harness did not start this server (a URL), so it can not place one"
+		case t == OwnServerTag && !configurable(tg):
+			return "starts a server of its own with settings the scenario chooses; the harness does not start this target (a URL)"
 		case t == SecondProcessTag && !siblings:
 			return "starts a second process of the server on the same data; the harness does not start this target"
 		}
 	}
 	return ""
+}
+
+// configurable reports whether the harness can start another server like
+// tg with settings of its choosing.
+func configurable(tg target.Target) bool {
+	_, ok := target.As[target.Configured](tg)
+	return ok
 }
 
 // Run plays every scenario against the target and returns their results.

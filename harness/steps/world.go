@@ -83,6 +83,8 @@ type World struct {
 	damaged string            // the file a damage step broke
 	stray   string            // the stray temporary file a step left
 	killed  []string          // what the files looked like when the server was killed
+
+	own target.Target // a server of the scenario's own (knowledge_steps.go)
 }
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.
@@ -121,6 +123,12 @@ func (w *World) Close() (quirks []string, err error) {
 			errs = append(errs, fmt.Errorf("stopping the second server process: %w", cerr))
 		}
 		w.sibling = nil
+	}
+	if w.own != nil {
+		if cerr := w.own.Close(); cerr != nil {
+			errs = append(errs, fmt.Errorf("stopping the scenario's own server: %w", cerr))
+		}
+		w.own = nil
 	}
 	// Closing waited for the servers' output to end: every defect is in.
 	if d := w.rec.Defects(); len(d) > 0 {

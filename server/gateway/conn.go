@@ -48,6 +48,26 @@ type navigation struct {
 	task            string
 	aspect          string
 	activeSessionID string
+	root            *Root
+}
+
+// Root is a client root (MCP roots) bound to a connection as its project
+// boundary: start_new then takes the project from it.
+type Root struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+// BindRoot makes r the connection's bound root.
+func (c *Conn) BindRoot(r Root) { c.setNav(func(n *navigation) { n.root = &r }) }
+
+// BoundRoot returns the connection's bound root, if any.
+func (c *Conn) BoundRoot() (Root, bool) {
+	nav := c.navState()
+	if nav.root == nil {
+		return Root{}, false
+	}
+	return *nav.root, true
 }
 
 func (c *Conn) navState() navigation {

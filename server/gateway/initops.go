@@ -318,10 +318,23 @@ func (g *Gateway) startNew(_ context.Context, c *Conn, args json.RawMessage) rep
 	if err := decodeArgs(args, &a); err != nil {
 		return reply.ErrorText(err.Error())
 	}
-	if a.NewWork == nil {
+	root, bound := c.BoundRoot()
+	if a.NewWork == nil && !bound {
 		return reply.ErrorText("start_new operation requires newWork parameter with at least project, or bind a root first using bind_root")
 	}
-	sc := a.NewWork.scope
+	var sc scope
+	if a.NewWork != nil {
+		sc = a.NewWork.scope
+	}
+	// A bound root is the project boundary: its name is the project.
+	var rootNote string
+	if bound {
+		rootNote = fmt.Sprintf("\nProject %q derived from bound root: %s", root.Name, root.URI)
+		if sc.Project != "" && sc.Project != root.Name {
+			rootNote += fmt.Sprintf("\nProject input %q was ignored because bound root %q is active.", sc.Project, root.Name)
+		}
+		sc.Project = root.Name
+	}
 	if sc.Project == "" {
 		return reply.ErrorText("start_new requires a project name. Either provide newWork.project or bind a root first using bind_root.")
 	}
@@ -344,8 +357,8 @@ func (g *Gateway) startNew(_ context.Context, c *Conn, args json.RawMessage) rep
 			taskMatches++
 		}
 	}
-	text := fmt.Sprintf("Initialized new work context: %s\nRelated prior sessions:\n- Project matches: %d\n- Task matches: %d%s\n- Aspect matches: %d%s",
-		sc.path("/", ""), projectMatches, taskMatches, unless(sc.Task, " (task not specified)"), aspectMatches, unless(sc.Aspect, " (aspect not specified)"))
+	text := fmt.Sprintf("Initialized new work context: %s%s\nRelated prior sessions:\n- Project matches: %d\n- Task matches: %d%s\n- Aspect matches: %d%s",
+		sc.path("/", ""), rootNote, projectMatches, taskMatches, unless(sc.Task, " (task not specified)"), aspectMatches, unless(sc.Aspect, " (aspect not specified)"))
 	var md strings.Builder
 	fmt.Fprintf(&md, "# New Work Context\n\n## Work Area\n\n- **Project**: %s\n", sc.Project)
 	if sc.Task != "" {

@@ -55,6 +55,11 @@ type Config struct {
 	SessionTimeout time.Duration
 	// Notebook configures the notebook operation (notebook.go).
 	Notebook NotebookConfig
+	// KnowledgeEnabled turns the knowledge graph (the knowledge operation
+	// and thoughtbox://knowledge/stats) on.
+	KnowledgeEnabled bool
+	// RootsTimeout bounds the wait for a client's answer to roots/list.
+	RootsTimeout time.Duration
 }
 
 // Setting documents one configuration field: its environment variable, its
@@ -79,7 +84,8 @@ func Defaults() Config {
 	return Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
 		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off", LockWait: 5 * time.Second,
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute,
-		Notebook: NotebookConfig{Timeout: notebook.DefaultTimeout, OutputLimit: notebook.DefaultOutputLimit}}
+		RootsTimeout: 10 * time.Second,
+		Notebook:     NotebookConfig{Timeout: notebook.DefaultTimeout, OutputLimit: notebook.DefaultOutputLimit}}
 }
 
 var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
@@ -155,6 +161,14 @@ var Settings = []Setting{
 		durationSetting(func(c *Config) *time.Duration { return &c.IdleTimeout })},
 	{"THOUGHTBOX_SESSION_TIMEOUT", "session-timeout", "30m", "MCP sessions idle this long end and their id gets 404 (0s: never)",
 		durationSetting(func(c *Config) *time.Duration { return &c.SessionTimeout })},
+	{"THOUGHTBOX_KNOWLEDGE_ENABLED", "knowledge-enabled", "false", "true: turn the knowledge graph on (data in <data dir>/projects/<project>/memory/)",
+		func(c *Config, v string) error {
+			b, err := parseBool(v)
+			c.KnowledgeEnabled = b
+			return err
+		}},
+	{"THOUGHTBOX_ROOTS_TIMEOUT", "roots-timeout", "10s", "longest wait for the client's answer to a roots/list request (list_roots, bind_root)",
+		durationSetting(func(c *Config) *time.Duration { return &c.RootsTimeout })},
 }
 
 func init() { Settings = append(Settings, notebookSettings...) }
@@ -224,6 +238,9 @@ func (c Config) Validate() error {
 	}
 	if c.LockWait < 0 || c.SessionTimeout < 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_LOCK_WAIT and THOUGHTBOX_SESSION_TIMEOUT must not be negative"))
+	}
+	if c.RootsTimeout <= 0 {
+		errs = append(errs, errors.New("THOUGHTBOX_ROOTS_TIMEOUT must be positive"))
 	}
 	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_READ_TIMEOUT and THOUGHTBOX_IDLE_TIMEOUT must be positive"))

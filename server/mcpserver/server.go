@@ -35,14 +35,15 @@ const (
 // Server is a running reference server: its store, its MCP server and the
 // per-connection gateway state.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	store   storage.Store
-	ledger  *ledger.Config
-	gateway *gateway.Gateway
-	mcp     *mcpsrv.MCPServer
-	ids     *sessionIDs
-	conns   sync.Map // MCP session id -> *gateway.Conn
+	cfg       Config
+	log       *slog.Logger
+	store     storage.Store
+	ledger    *ledger.Config
+	gateway   *gateway.Gateway
+	mcp       *mcpsrv.MCPServer
+	ids       *sessionIDs
+	knowledge knowledgeGraph
+	conns     sync.Map // MCP session id -> *gateway.Conn
 	// notebooks is the notebook operation family.
 	notebooks *notebook.Service
 
@@ -97,6 +98,12 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s.gateway = gateway.New(store, sessions.New(store), gateway.WithHandler("notebook", s.notebooks.Handler()))
+	// Knowledge (knowledge.go) and roots (roots.go) bind their operations.
+	if err := s.bindKnowledgeAndRoots(); err != nil {
+		store.Close()
+		s.notebooks.Close()
+		return nil, err
+	}
 
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
@@ -117,6 +124,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	s.mcp.AddTool(gatewayTool(), s.gatewayHandler)
 	s.mcp.AddTool(observabilityTool(), s.observabilityHandler)
 	s.addResources()
+	s.knowledge.addResources(s.mcp)
 	return s, nil
 }
 
@@ -193,7 +201,7 @@ func (s *Server) Close() error {
 			_ = s.http.Shutdown(ctx)
 			cancel()
 		}
-		s.closeErr = errors.Join(s.store.Close(), s.notebooks.Close())
+		s.closeErr = errors.Join(s.store.Close(), s.notebooks.Close(), s.knowledge.close())
 	})
 	return s.closeErr
 }

@@ -119,6 +119,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if p.injectLoad(w, r, c) {
 				return
 			}
+			p.holdRoots(c)
 			r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, c))
 		}
 	}
@@ -171,6 +172,8 @@ func (p *Proxy) result(c call, res map[string]any) {
 		first["text"] = string(b)
 	}
 	switch p.fault {
+	case DuplicateEntity:
+		p.duplicateEntity(c, obj, jsonText, isError, set)
 	case NoCurrentStage:
 		if isError && jsonText && obj["currentStage"] != nil {
 			delete(obj, "currentStage")
