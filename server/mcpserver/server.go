@@ -19,6 +19,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/export"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
+	"github.com/thoughtbox-bench/tbbench/server/mentalmodels"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
@@ -89,7 +90,8 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if !cfg.DisableThoughtLogging {
 		s.ledger.ThoughtLog = o.stderr
 	}
-	s.gateway = gateway.New(store, sessions.New(store))
+	s.gateway = gateway.New(store, sessions.New(store),
+		gateway.WithHandler("mental_models", mentalmodels.Handle))
 
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
