@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/server/content"
@@ -20,6 +19,8 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/mentalmodels"
+	"github.com/thoughtbox-bench/tbbench/server/prompts"
+	"github.com/thoughtbox-bench/tbbench/server/resources"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
@@ -43,6 +44,9 @@ type Server struct {
 	mcp     *mcpsrv.MCPServer
 	ids     *sessionIDs
 	conns   sync.Map // MCP session id -> *gateway.Conn
+
+	resources *resources.Catalog
+	prompts   *prompts.Set
 
 	httpOnce sync.Once
 	http     *mcpsrv.StreamableHTTPServer
@@ -102,16 +106,17 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		}
 	})
 	s.mcp = mcpsrv.NewMCPServer(Name, Version,
-		mcpsrv.WithInstructions(content.Instructions),
-		mcpsrv.WithToolCapabilities(false),
-		mcpsrv.WithResourceCapabilities(false, false),
-		mcpsrv.WithLogging(),
-		mcpsrv.WithHooks(hooks),
-		mcpsrv.WithRecovery(),
+		append(surfaceOptions(),
+			mcpsrv.WithInstructions(content.Instructions),
+			mcpsrv.WithToolCapabilities(false),
+			mcpsrv.WithLogging(),
+			mcpsrv.WithHooks(hooks),
+			mcpsrv.WithRecovery(),
+		)...,
 	)
 	s.mcp.AddTool(gatewayTool(), s.gatewayHandler)
 	s.mcp.AddTool(observabilityTool(), s.observabilityHandler)
-	s.addResources()
+	s.addSurface(hooks, resources.Deps{})
 	return s, nil
 }
 
@@ -138,26 +143,6 @@ func (s *Server) Store() storage.Store { return s.store }
 
 func (s *Server) newConn(session mcpsrv.ClientSession) *gateway.Conn {
 	return gateway.NewConn(ledger.New(s.ledger, &sampler{mcp: s.mcp, session: session}))
-}
-
-// staticResource is a markdown document served at a fixed URI.
-type staticResource struct {
-	uri, name, description, text string
-}
-
-func (s *Server) addResources() {
-	for _, r := range []staticResource{
-		{ledger.CookbookURI, "Thoughtbox Patterns Cookbook", "The six core reasoning patterns and how to use them with the thought operation", content.Cookbook},
-		{"thoughtbox://cipher", "Thoughtbox Cipher Notation", "Compact notation for long reasoning chains", content.Cipher},
-		{ledger.ParallelVerificationURI, "Parallel Verification Guide", "Workflow for exploring several hypotheses on branches and converging on one", content.ParallelVerification},
-	} {
-		res := mcp.NewResource(r.uri, r.name, mcp.WithResourceDescription(r.description), mcp.WithMIMEType("text/markdown"))
-		text := r.text
-		uri := r.uri
-		s.mcp.AddResource(res, func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: text}}, nil
-		})
-	}
 }
 
 // ServeStdio serves one MCP connection over in and out until in closes or
