@@ -6,6 +6,7 @@ import "github.com/cucumber/godog"
 // scenario.
 func Register(sc *godog.ScenarioContext, w *World) {
 	registerExactness(sc, w)
+	registerSurface(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)
