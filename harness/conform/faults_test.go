@@ -47,6 +47,10 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.BranchRangeIgnoresGaps: "@ledger",
 	brokenserver.StaleExportFile:        "@behavioural",
 	brokenserver.MissingExportFile:      "@behavioural",
+
+	brokenserver.ModelMissing:             "@resources",
+	brokenserver.UnknownModelListsNothing: "@resources",
+	brokenserver.EmptyThoughtQuery:        "@resources",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault
