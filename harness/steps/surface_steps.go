@@ -46,6 +46,7 @@ func registerSurface(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^I try to get the prompt "([^"]*)" with:$`, w.tryPrompt)
 	sc.Step(`^the prompt text contains "([^"]*)"$`, w.promptContains)
 	sc.Step(`^the request fails naming "([^"]*)"$`, w.requestFailsNaming)
+	sc.Step(`^the request fails$`, w.requestFails)
 	sc.Step(`^I complete the argument "([^"]*)" of the prompt "([^"]*)" from "([^"]*)"$`, w.completePrompt)
 	sc.Step(`^I complete the variable "([^"]*)" of the template "([^"]*)" from "([^"]*)" with:$`, w.completeTemplate)
 	sc.Step(`^the completions are "([^"]*)"$`, w.completionsAre)
@@ -285,6 +286,15 @@ func (w *World) tryPrompt(name string, doc *godog.DocString) error {
 func (w *World) promptContains(s string) error {
 	if !strings.Contains(w.surface.promptText, w.expand(s)) {
 		return fmt.Errorf("the prompt text does not contain %q: %s", s, clipText(w.surface.promptText))
+	}
+	return nil
+}
+
+// requestFails checks that the last request got a JSON-RPC error.
+func (w *World) requestFails() error {
+	var rpc *target.RPCError
+	if !errors.As(w.surface.readErr, &rpc) {
+		return fmt.Errorf("the request did not fail")
 	}
 	return nil
 }
