@@ -52,7 +52,10 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.NotebookEnvLeaks:          "@notebook",
 	brokenserver.NotebookTraversalAccepted: "@notebook",
 	brokenserver.NotebookFailedRunNotError: "@notebook",
-	brokenserver.RootsHang:              "@knowledge",
+	brokenserver.RootsHang:                 "@knowledge",
+	brokenserver.ModelMissing:              "@resources",
+	brokenserver.UnknownModelListsNothing:  "@resources",
+	brokenserver.EmptyThoughtQuery:         "@resources",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault

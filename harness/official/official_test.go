@@ -103,8 +103,9 @@ func TestFindToolsNamesTheMissingPath(t *testing.T) {
 
 // TestReferenceServerPassesTheOfficialSuite runs every server scenario of
 // the installed suite against the embedded reference server over HTTP:
-// none may fail, and the ones for capabilities it does not declare
-// (prompts) are not applicable.
+// none may fail; the resources, prompts and completion scenarios whose
+// fixtures it has no reason to offer (test_prompt_with_arguments...) are
+// not applicable, the others pass.
 func TestReferenceServerPassesTheOfficialSuite(t *testing.T) {
 	ctx := context.Background()
 	tl, err := FindTools(ctx, "")
@@ -137,7 +138,8 @@ func TestReferenceServerPassesTheOfficialSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if server.Name == "" || !surface.Declares("tools") || surface.Declares("prompts") {
+	if server.Name == "" || !surface.Declares("tools") || !surface.Declares("prompts") || !surface.Declares("completions") ||
+		!surface.Declares("resources") || surface.Declares("resources.subscribe") {
 		t.Fatalf("discovered %+v, %+v", server, surface)
 	}
 	results, err := Run(ctx, Options{Tools: tl, URL: tg.HTTPBase(), Surface: surface, Scenarios: list, Timeout: 2 * time.Minute, WorkDir: t.TempDir()})
@@ -153,13 +155,13 @@ func TestReferenceServerPassesTheOfficialSuite(t *testing.T) {
 			t.Errorf("%s failed: %s\n%s", r.Scenario, r.Reason, r.Output)
 		}
 	}
-	for _, s := range []string{"server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"} {
+	for _, s := range []string{"server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection", "resources-list", "prompts-list"} {
 		if by[s].Status != Passed || by[s].Successes == 0 {
 			t.Errorf("%s: %+v, want passed with checks", s, by[s])
 		}
 	}
-	if r := by["prompts-list"]; r.Status != NotApplicable || !strings.Contains(r.Reason, "prompts not declared") {
-		t.Errorf("prompts-list: %+v, want not applicable (prompts not declared)", r)
+	if r := by["completion-complete"]; r.Status != NotApplicable || !strings.Contains(r.Reason, "test_prompt_with_arguments") {
+		t.Errorf("completion-complete: %+v, want not applicable (fixture prompt not offered)", r)
 	}
 }
 

@@ -173,6 +173,7 @@ func (w *World) toolOperations(tool, ops string) error {
 }
 
 func (w *World) readResource(uri string) error {
+	uri = w.expand(uri)
 	raw, err := w.request("resources/read", map[string]any{"uri": uri})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	registerExactness(sc, w)
 	registerNotebook(sc, w)
 	registerKnowledge(sc, w)
+	registerSurface(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)

@@ -74,6 +74,7 @@ type World struct {
 	vars      fixtures.Bindings
 	export    []byte
 	sessions  map[string]string
+	surface   surfaceState // resources, prompts, completion (surface_steps.go)
 
 	// Durability (durability_steps.go).
 	acks    []ack             // every thought the server acknowledged

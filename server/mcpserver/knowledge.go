@@ -3,16 +3,13 @@ package mcpserver
 import (
 	"context"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	mcpsrv "github.com/mark3labs/mcp-go/server"
-
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/knowledge"
 )
 
-// KnowledgeStatsURI is the knowledge graph's statistics resource, listed
-// only when the graph is on.
+// KnowledgeStatsURI is the knowledge graph's statistics resource (listed
+// always; when the graph is off it says so, §3.5).
 const KnowledgeStatsURI = "thoughtbox://knowledge/stats"
 
 // knowledgeGraph is a Server's knowledge graph.
@@ -44,22 +41,20 @@ func (s *Server) bindKnowledgeAndRoots() error {
 	return nil
 }
 
-// addResources serves the graph's statistics when the graph is on.
-func (g *knowledgeGraph) addResources(srv *mcpsrv.MCPServer) {
+// stats renders thoughtbox://knowledge/stats when the graph is on (nil
+// when it is off: the resource then says it is not initialized, §3.5).
+func (g *knowledgeGraph) stats() func(context.Context) (string, error) {
 	if g.store == nil {
-		return
+		return nil
 	}
 	st := g.store
-	res := mcp.NewResource(KnowledgeStatsURI, "Knowledge Graph Statistics",
-		mcp.WithResourceDescription("Entity and relation counts by type, and observation totals, of the knowledge graph"),
-		mcp.WithMIMEType("application/json"))
-	srv.AddResource(res, func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	return func(context.Context) (string, error) {
 		stats, err := st.Stats()
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		return []mcp.ResourceContents{mcp.TextResourceContents{URI: KnowledgeStatsURI, MIMEType: "application/json", Text: jsonx.PrettyString(stats)}}, nil
-	})
+		return jsonx.PrettyString(stats), nil
+	}
 }
 
 // close releases the knowledge graph's files.

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/notebook"
 )
 
@@ -81,4 +83,13 @@ func openNotebooks(cfg Config) (*notebook.Service, error) {
 		nc.FilesDir = filepath.Join(cfg.DataDir, "notebook-files")
 	}
 	return notebook.Open(nc)
+}
+
+// notebookStatus renders system://status: the notebooks and how many are
+// running a cell.
+func (s *Server) notebookStatus(context.Context) (string, error) {
+	count, active := s.notebooks.Stats()
+	return jsonx.PrettyString(jsonx.Object{{Key: "status", Value: "healthy"},
+		{Key: "notebooks", Value: jsonx.Object{{Key: "count", Value: count}, {Key: "active", Value: active}}},
+		{Key: "timestamp", Value: time.Now().UnixMilli()}}), nil
 }

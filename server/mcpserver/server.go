@@ -12,13 +12,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/export"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
+	"github.com/thoughtbox-bench/tbbench/server/mentalmodels"
+	"github.com/thoughtbox-bench/tbbench/server/prompts"
+	"github.com/thoughtbox-bench/tbbench/server/resources"
 	"github.com/thoughtbox-bench/tbbench/server/notebook"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -46,6 +48,9 @@ type Server struct {
 	conns     sync.Map // MCP session id -> *gateway.Conn
 	// notebooks is the notebook operation family.
 	notebooks *notebook.Service
+
+	resources *resources.Catalog
+	prompts   *prompts.Set
 
 	httpOnce sync.Once
 	http     *mcpsrv.StreamableHTTPServer
@@ -97,7 +102,9 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	s.gateway = gateway.New(store, sessions.New(store), gateway.WithHandler("notebook", s.notebooks.Handler()))
+	s.gateway = gateway.New(store, sessions.New(store),
+		gateway.WithHandler("notebook", s.notebooks.Handler()),
+		gateway.WithHandler("mental_models", mentalmodels.Handle))
 	// Knowledge (knowledge.go) and roots (roots.go) bind their operations.
 	if err := s.bindKnowledgeAndRoots(); err != nil {
 		store.Close()
@@ -114,17 +121,21 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		}
 	})
 	s.mcp = mcpsrv.NewMCPServer(Name, Version,
-		mcpsrv.WithInstructions(content.Instructions),
-		mcpsrv.WithToolCapabilities(false),
-		mcpsrv.WithResourceCapabilities(false, false),
-		mcpsrv.WithLogging(),
-		mcpsrv.WithHooks(hooks),
-		mcpsrv.WithRecovery(),
+		append(surfaceOptions(),
+			mcpsrv.WithInstructions(content.Instructions),
+			mcpsrv.WithToolCapabilities(false),
+			mcpsrv.WithLogging(),
+			mcpsrv.WithHooks(hooks),
+			mcpsrv.WithRecovery(),
+		)...,
 	)
 	s.mcp.AddTool(gatewayTool(), s.gatewayHandler)
 	s.mcp.AddTool(observabilityTool(), s.observabilityHandler)
-	s.addResources()
-	s.knowledge.addResources(s.mcp)
+	s.addSurface(hooks, resources.Deps{
+		NotebookStatus:     s.notebookStatus,
+		NotebookOperations: func(context.Context) (string, error) { return notebook.CatalogJSON(), nil },
+		KnowledgeStats:     s.knowledge.stats(),
+	})
 	return s, nil
 }
 
@@ -151,26 +162,6 @@ func (s *Server) Store() storage.Store { return s.store }
 
 func (s *Server) newConn(session mcpsrv.ClientSession) *gateway.Conn {
 	return gateway.NewConn(ledger.New(s.ledger, &sampler{mcp: s.mcp, session: session}))
-}
-
-// staticResource is a markdown document served at a fixed URI.
-type staticResource struct {
-	uri, name, description, text string
-}
-
-func (s *Server) addResources() {
-	for _, r := range []staticResource{
-		{ledger.CookbookURI, "Thoughtbox Patterns Cookbook", "The six core reasoning patterns and how to use them with the thought operation", content.Cookbook},
-		{"thoughtbox://cipher", "Thoughtbox Cipher Notation", "Compact notation for long reasoning chains", content.Cipher},
-		{ledger.ParallelVerificationURI, "Parallel Verification Guide", "Workflow for exploring several hypotheses on branches and converging on one", content.ParallelVerification},
-	} {
-		res := mcp.NewResource(r.uri, r.name, mcp.WithResourceDescription(r.description), mcp.WithMIMEType("text/markdown"))
-		text := r.text
-		uri := r.uri
-		s.mcp.AddResource(res, func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: text}}, nil
-		})
-	}
 }
 
 // ServeStdio serves one MCP connection over in and out until in closes or

@@ -105,7 +105,7 @@ func (f filesDir) write(p, content string) error {
 	if _, err := f.resolve(p); err != nil {
 		return err // refused before anything is created
 	}
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+	if err := os.MkdirAll(f.dir, 0o700); err != nil {
 		return err
 	}
 	full, err := f.resolve(p)
@@ -115,7 +115,7 @@ func (f filesDir) write(p, content string) error {
 	if st, err := os.Stat(full); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("path %q is not a regular file", p)
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
 		return err
 	}
 	return writeFile(full, content)

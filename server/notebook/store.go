@@ -37,7 +37,7 @@ type store struct {
 }
 
 func openStore(root string, persist bool) (*store, error) {
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, err
 	}
 	s := &store{root: root, persist: persist, now: time.Now, books: map[string]*Notebook{}, running: map[string]bool{}}
@@ -123,7 +123,7 @@ func (s *store) dir(id string) string { return filepath.Join(s.root, id) }
 // home is the HOME and TMPDIR of cell processes.
 func (s *store) home() (string, error) {
 	h := filepath.Join(s.root, ".home")
-	return h, os.MkdirAll(h, 0o755)
+	return h, os.MkdirAll(h, 0o700)
 }
 
 // add stores a new notebook, giving it and its cells fresh ids, and writes
@@ -151,7 +151,7 @@ func (s *store) add(n *Notebook) (*Notebook, error) {
 
 // writeWorkspace writes every file of n's workspace.
 func (s *store) writeWorkspace(n *Notebook) error {
-	if err := os.MkdirAll(filepath.Join(s.dir(n.ID), "src"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.dir(n.ID), "src"), 0o700); err != nil {
 		return err
 	}
 	if n.TSConfig != "" {

@@ -107,6 +107,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Method string          `json:"method"`
 			Params struct {
 				Name      string `json:"name"`
+				URI       string `json:"uri"`
 				Arguments struct {
 					Operation string         `json:"operation"`
 					Args      map[string]any `json:"args"`
@@ -121,6 +122,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			p.holdRoots(c)
 			r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, c))
+		} else if msg.Method == readCall {
+			r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, call{Tool: readCall, Operation: msg.Params.URI}))
 		}
 	}
 	p.rp.ServeHTTP(w, r)
@@ -129,12 +132,20 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // modify rewrites the JSON answer of a tools/call according to the fault.
 func (p *Proxy) modify(resp *http.Response) error {
 	c, ok := resp.Request.Context().Value(ctxKey{}).(call)
+	if ok && c.Tool == readCall {
+		// Only the surface faults act on resource reads.
+		if p.fault == EmptyThoughtQuery {
+			return p.emptyThoughtQuery(resp, c)
+		}
+		c, ok = call{}, false
+	}
 	if p.fault == Reworded {
 		return p.rewordResponse(resp, c)
 	}
 	if ok && isLoadFault(p.fault) {
 		return p.observeLoad(resp, c)
 	}
+
 	if !ok || c.Tool != "thoughtbox_gateway" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return nil
 	}
@@ -234,7 +245,9 @@ func (p *Proxy) result(c call, res map[string]any) {
 	case NotebookEnvLeaks, NotebookTraversalAccepted, NotebookFailedRunNotError:
 		p.notebookResult(c, res, obj, jsonText, isError, set)
 	default:
-		p.exactnessResult(c, obj, jsonText, isError, set)
+		if !p.surfaceResult(c, obj, jsonText, isError, set) {
+			p.exactnessResult(c, obj, jsonText, isError, set)
+		}
 	}
 }
 
