@@ -9,21 +9,29 @@ import (
 )
 
 // BenchmarkCreate10kEntities inserts 10,000 entities one create_entity at a
-// time (each a locked append with fsync and an index transaction). Target:
-// under 2 s.
+// time (each a locked append and an index transaction), with fsync of each
+// append (THOUGHTBOX_FSYNC=batch or always) and without (off, the default).
+// Target: under 2 s.
 func BenchmarkCreate10kEntities(b *testing.B) {
-	for b.Loop() {
-		b.StopTimer()
-		s := open(b, b.TempDir())
-		b.StartTimer()
-		for i := range 10_000 {
-			if _, _, err := s.CreateEntity(EntityInput{Name: fmt.Sprintf("entity-%d", i), Type: EntityTypes[i%len(EntityTypes)], Label: "label"}); err != nil {
-				b.Fatal(err)
+	for _, m := range []struct {
+		name string
+		opts []Option
+	}{{"fsync", nil}, {"no-fsync", []Option{WithoutFsync()}}} {
+		b.Run(m.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				s := open(b, b.TempDir(), m.opts...)
+				b.StartTimer()
+				for i := range 10_000 {
+					if _, _, err := s.CreateEntity(EntityInput{Name: fmt.Sprintf("entity-%d", i), Type: EntityTypes[i%len(EntityTypes)], Label: "label"}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				s.Close()
+				b.StartTimer()
 			}
-		}
-		b.StopTimer()
-		s.Close()
-		b.StartTimer()
+		})
 	}
 }
 

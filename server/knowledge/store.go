@@ -36,6 +36,8 @@ type Store struct {
 	dir string
 	log *slog.Logger
 	now func() time.Time
+	// noSync leaves appends in the page cache (WithoutFsync).
+	noSync bool
 
 	mu      sync.Mutex // one operation of this process at a time
 	lock    *flock.Flock
@@ -56,6 +58,12 @@ type Option func(*Store)
 
 // WithLogger sets where skipped lines and rebuilds are reported.
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
+
+// WithoutFsync acknowledges an append once it is written, without fsync:
+// it then survives the server's crash (kill -9) but not the machine's,
+// like a thought with THOUGHTBOX_FSYNC=off. The index needs no fsync in
+// either case: it is rebuilt from graph.jsonl when it does not match.
+func WithoutFsync() Option { return func(s *Store) { s.noSync = true } }
 
 // WithClock sets the clock (tests).
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
@@ -380,7 +388,8 @@ func (s *Store) rebuild() error {
 	return nil
 }
 
-// appendRecord writes r to graph.jsonl with one write and fsync, then adds
+// appendRecord writes r to graph.jsonl with one write and (unless
+// WithoutFsync) fsync, then adds
 // it to the index in the operation's transaction. If any of it fails (or
 // later the commit), the file is cut back to where it was.
 func (s *Store) appendRecord(r record) error {
@@ -396,8 +405,10 @@ func (s *Store) appendRecord(r record) error {
 	if _, err := s.file.Write(line); err != nil {
 		return fmt.Errorf("appending to %s: %w", s.logPath(), err)
 	}
-	if err := s.file.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", s.logPath(), err)
+	if !s.noSync {
+		if err := s.file.Sync(); err != nil {
+			return fmt.Errorf("syncing %s: %w", s.logPath(), err)
+		}
 	}
 	ok, err := applyRecord(s.q, r)
 	if err == nil && !ok {

@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-func open(t testing.TB, dir string) *Store {
+func open(t testing.TB, dir string, opts ...Option) *Store {
 	t.Helper()
-	s, err := Open(dir)
+	s, err := Open(dir, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

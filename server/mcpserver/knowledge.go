@@ -27,7 +27,13 @@ func (s *Server) bindKnowledgeAndRoots() error {
 		opts = append(opts, gateway.WithHandler("knowledge", knowledge.Disabled))
 	} else {
 		dir := knowledge.Dir(s.cfg.DataDir, s.cfg.Project)
-		st, err := knowledge.Open(dir, knowledge.WithLogger(s.log))
+		kopts := []knowledge.Option{knowledge.WithLogger(s.log)}
+		if s.cfg.Fsync == "off" {
+			// The same durability as a thought's: kept through a crash
+			// of the server, fsynced only when THOUGHTBOX_FSYNC asks.
+			kopts = append(kopts, knowledge.WithoutFsync())
+		}
+		st, err := knowledge.Open(dir, kopts...)
 		if err != nil {
 			return err
 		}

@@ -71,12 +71,19 @@ func (p *Proxy) rewordEnvelope(c call, env map[string]any) {
 	}
 }
 
+// relayed are the keys of an error answer that carry data the server
+// relays rather than its own words (a notebook run's output): another
+// implementation words its messages, not its programs' output.
+var relayed = map[string]bool{"stdout": true, "stderr": true}
+
 // rewordJSON rewrites every sentence (a string with white space) in v.
 func (p *Proxy) rewordJSON(v any, vocab map[string]bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = p.rewordJSON(e, vocab)
+			if !relayed[k] {
+				x[k] = p.rewordJSON(e, vocab)
+			}
 		}
 	case []any:
 		for i, e := range x {
