@@ -5,6 +5,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/notebook"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
@@ -96,7 +98,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	s.gateway = gateway.New(store, sessions.New(store), gateway.WithHandler("notebook", s.notebooks.Handler()))
+	sessionHost := sessions.New(store)
+	s.gateway = gateway.New(store, sessionHost, gateway.WithHandler("notebook", s.notebooks.Handler()),
+		gateway.WithHandler("deep_analysis", func(_ context.Context, _ *gateway.Conn, args json.RawMessage) reply.Reply {
+			return sessionHost.DeepAnalysis(args)
+		}))
 
 	hooks := &mcpsrv.Hooks{}
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {

@@ -5,10 +5,12 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
@@ -28,15 +30,25 @@ type Handler func(ctx context.Context, h *ledger.Handler, args Args) (any, error
 type Host struct {
 	store storage.Store
 	ops   map[string]Handler
+	now   func() time.Time
+	// cursorKey signs list cursors (see cursor.go).
+	cursorKey []byte
 }
 
-// New returns the toolhost over store with list, get, resume and export.
+// New returns the toolhost over store with every sub-operation.
 func New(store storage.Store) *Host {
-	host := &Host{store: store, ops: map[string]Handler{}}
+	host := &Host{store: store, ops: map[string]Handler{}, now: time.Now, cursorKey: make([]byte, 32)}
+	if _, err := rand.Read(host.cursorKey); err != nil {
+		panic("sessions: no randomness for the cursor key: " + err.Error())
+	}
 	host.ops["list"] = host.list
 	host.ops["get"] = host.get
+	host.ops["search"] = host.search
 	host.ops["resume"] = host.resume
 	host.ops["export"] = host.export
+	host.ops["analyze"] = host.analyze
+	host.ops["extract_learnings"] = host.extractLearnings
+	host.ops["discovery"] = host.discovery
 	return host
 }
 
