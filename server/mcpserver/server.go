@@ -136,7 +136,8 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 		return nil, err
 	}
 	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log),
-		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait))
+		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait),
+		fsstore.WithExportMigration(cfg.ExportDirectory()))
 	if err != nil {
 		return nil, err
 	}
