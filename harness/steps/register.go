@@ -7,6 +7,7 @@ import "github.com/cucumber/godog"
 func Register(sc *godog.ScenarioContext, w *World) {
 	registerExactness(sc, w)
 	registerNotebook(sc, w)
+	registerSessionOps(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)

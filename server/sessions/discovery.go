@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
@@ -27,7 +26,7 @@ type discoveryResult struct {
 func (s *Host) discovery(_ context.Context, _ *ledger.Handler, a Args) (any, error) {
 	action, ok, err := a.String("action")
 	if err != nil || !ok {
-		return nil, fmt.Errorf("action is required: use one of %s", strings.Join(DiscoveryActions, ", "))
+		return nil, choiceErr(DiscoveryActions, "action is required")
 	}
 	switch action {
 	case "list":
@@ -40,5 +39,5 @@ func (s *Host) discovery(_ context.Context, _ *ledger.Handler, a Args) (any, err
 		}
 		return nil, fmt.Errorf("cannot %s '%s': it is not a discoverable tool (there are none on this server)", action, clip.String(name))
 	}
-	return nil, fmt.Errorf("action '%s' is unknown: use one of %s", clip.String(action), strings.Join(DiscoveryActions, ", "))
+	return nil, choiceErr(DiscoveryActions, "action '%s' is unknown", clip.String(action))
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/clip"
@@ -56,6 +57,22 @@ type failure struct {
 	Success         bool     `json:"success"`
 	Error           string   `json:"error"`
 	ValidOperations []string `json:"validOperations,omitempty"`
+	// ValidValues lists the values a refused argument may take.
+	ValidValues []string `json:"validValues,omitempty"`
+}
+
+// choiceError refuses an argument that must be one of a set of values; the
+// answer lists them in validValues.
+type choiceError struct {
+	msg   string
+	valid []string
+}
+
+func (e *choiceError) Error() string { return e.msg }
+
+// choiceErr returns a choiceError: msg, then the valid values.
+func choiceErr(valid []string, format string, a ...any) error {
+	return &choiceError{msg: fmt.Sprintf(format, a...) + ": use one of " + strings.Join(valid, ", "), valid: valid}
 }
 
 // Call runs the session operation: raw is the gateway call's args object,
@@ -90,7 +107,12 @@ func (s *Host) Call(ctx context.Context, h *ledger.Handler, raw json.RawMessage)
 	}
 	result, err := run(ctx, h, args)
 	if err != nil {
-		return reply.ErrorJSON(failure{Error: err.Error()})
+		f := failure{Error: err.Error()}
+		var choice *choiceError
+		if errors.As(err, &choice) {
+			f.ValidValues = choice.valid
+		}
+		return reply.ErrorJSON(f)
 	}
 	r := reply.JSON(result)
 	if def, ok := definitions[name]; ok {

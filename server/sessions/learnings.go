@@ -92,7 +92,7 @@ func (s *Host) extractLearnings(_ context.Context, _ *ledger.Handler, a Args) (a
 	}
 	for i, t := range targets {
 		if !slices.Contains(LearningTypes, t) {
-			return nil, fmt.Errorf("targetTypes[%d] '%s' is not a learning type: use %s", i, clip.String(t), strings.Join(LearningTypes, ", "))
+			return nil, choiceErr(LearningTypes, "targetTypes[%d] '%s' is not a learning type", i, clip.String(t))
 		}
 	}
 	moments, err := keyMoments(c, a.Raw("keyMoments"))
@@ -149,7 +149,7 @@ func keyMoments(c *storage.Chain, raw json.RawMessage) ([]keyMoment, error) {
 		}
 		typ, ok, err := args.String("type")
 		if err != nil || !ok || !slices.Contains(MomentTypes, typ) {
-			return nil, fmt.Errorf("%s must be one of %s", field("type"), strings.Join(MomentTypes, ", "))
+			return nil, choiceErr(MomentTypes, "%s must be a key moment type", field("type"))
 		}
 		m.Type = typ
 		if m.Significance, err = args.Int("significance", 0, 1, 10); err != nil {
