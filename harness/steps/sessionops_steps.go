@@ -211,8 +211,11 @@ func (w *World) signalSays(verdict string, thoughts int) error {
 		if err := json.Unmarshal([]byte(content), &line); err != nil {
 			return fmt.Errorf("the signal's content is not JSON: %v: %q", err, content)
 		}
-		if line.Signal != verdict || line.Metrics.Thoughts == nil || *line.Metrics.Thoughts != thoughts {
-			return fmt.Errorf("the signal says %q with %v thoughts, want %q with %d: %s", line.Signal, line.Metrics.Thoughts, verdict, thoughts, content)
+		if line.Metrics.Thoughts == nil {
+			return fmt.Errorf("the signal has no metrics.thoughts: %s", content)
+		}
+		if line.Signal != verdict || *line.Metrics.Thoughts != thoughts {
+			return fmt.Errorf("the signal says %q with %d thoughts, want %q with %d: %s", line.Signal, *line.Metrics.Thoughts, verdict, thoughts, content)
 		}
 		return nil
 	}
