@@ -56,6 +56,17 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.ModelMissing:              "@resources",
 	brokenserver.UnknownModelListsNothing:  "@resources",
 	brokenserver.EmptyThoughtQuery:         "@resources",
+
+	brokenserver.SearchIgnoresQuery:           "@sessions",
+	brokenserver.SearchEchoesQuery:            "@sessions",
+	brokenserver.AnalyzeIgnoresBranches:       "@sessions",
+	brokenserver.AnalyzeRevisionRateWrong:     "@sessions",
+	brokenserver.LearningsSkipUnknownMoment:   "@sessions",
+	brokenserver.LearningsSignalAlwaysSuccess: "@sessions",
+	brokenserver.DiscoveryUnknownAction:       "@sessions",
+	brokenserver.ListForeignCursor:            "@sessions",
+	brokenserver.DeepAnalysisIgnoresBranches:  "@sessions",
+	brokenserver.DeepAnalysisUnknownType:      "@sessions",
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault

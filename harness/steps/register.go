@@ -9,6 +9,7 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	registerNotebook(sc, w)
 	registerKnowledge(sc, w)
 	registerSurface(sc, w)
+	registerSessionOps(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)

@@ -5,6 +5,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/prompts"
 	"github.com/thoughtbox-bench/tbbench/server/resources"
 	"github.com/thoughtbox-bench/tbbench/server/notebook"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/sessions"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
@@ -102,9 +104,13 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	s.gateway = gateway.New(store, sessions.New(store),
+	sessionHost := sessions.New(store)
+	s.gateway = gateway.New(store, sessionHost,
 		gateway.WithHandler("notebook", s.notebooks.Handler()),
-		gateway.WithHandler("mental_models", mentalmodels.Handle))
+		gateway.WithHandler("mental_models", mentalmodels.Handle),
+		gateway.WithHandler("deep_analysis", func(_ context.Context, _ *gateway.Conn, args json.RawMessage) reply.Reply {
+			return sessionHost.DeepAnalysis(args)
+		}))
 	// Knowledge (knowledge.go) and roots (roots.go) bind their operations.
 	if err := s.bindKnowledgeAndRoots(); err != nil {
 		store.Close()
@@ -149,7 +155,8 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 		return nil, err
 	}
 	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log),
-		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait))
+		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait),
+		fsstore.WithExportMigration(cfg.ExportDirectory()))
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -200,4 +201,6 @@ func similarity(words, title []string) float64 {
 	return float64(hit) / float64(n)
 }
 
-func round2(x float64) float64 { return float64(int(x*100+0.5)) / 100 }
+// round2 rounds half up to 2 decimals, as the original's
+// Math.round(x*100)/100 (for the non-negative values it is used on).
+func round2(x float64) float64 { return math.Floor(x*100+0.5) / 100 }

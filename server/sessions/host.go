@@ -5,10 +5,13 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
@@ -28,15 +31,25 @@ type Handler func(ctx context.Context, h *ledger.Handler, args Args) (any, error
 type Host struct {
 	store storage.Store
 	ops   map[string]Handler
+	now   func() time.Time
+	// cursorKey signs list cursors (see cursor.go).
+	cursorKey []byte
 }
 
-// New returns the toolhost over store with list, get, resume and export.
+// New returns the toolhost over store with every sub-operation.
 func New(store storage.Store) *Host {
-	host := &Host{store: store, ops: map[string]Handler{}}
+	host := &Host{store: store, ops: map[string]Handler{}, now: time.Now, cursorKey: make([]byte, 32)}
+	if _, err := rand.Read(host.cursorKey); err != nil {
+		panic("sessions: no randomness for the cursor key: " + err.Error())
+	}
 	host.ops["list"] = host.list
 	host.ops["get"] = host.get
+	host.ops["search"] = host.search
 	host.ops["resume"] = host.resume
 	host.ops["export"] = host.export
+	host.ops["analyze"] = host.analyze
+	host.ops["extract_learnings"] = host.extractLearnings
+	host.ops["discovery"] = host.discovery
 	return host
 }
 
@@ -44,6 +57,22 @@ type failure struct {
 	Success         bool     `json:"success"`
 	Error           string   `json:"error"`
 	ValidOperations []string `json:"validOperations,omitempty"`
+	// ValidValues lists the values a refused argument may take.
+	ValidValues []string `json:"validValues,omitempty"`
+}
+
+// choiceError refuses an argument that must be one of a set of values; the
+// answer lists them in validValues.
+type choiceError struct {
+	msg   string
+	valid []string
+}
+
+func (e *choiceError) Error() string { return e.msg }
+
+// choiceErr returns a choiceError: msg, then the valid values.
+func choiceErr(valid []string, format string, a ...any) error {
+	return &choiceError{msg: fmt.Sprintf(format, a...) + ": use one of " + strings.Join(valid, ", "), valid: valid}
 }
 
 // Call runs the session operation: raw is the gateway call's args object,
@@ -78,7 +107,12 @@ func (s *Host) Call(ctx context.Context, h *ledger.Handler, raw json.RawMessage)
 	}
 	result, err := run(ctx, h, args)
 	if err != nil {
-		return reply.ErrorJSON(failure{Error: err.Error()})
+		f := failure{Error: err.Error()}
+		var choice *choiceError
+		if errors.As(err, &choice) {
+			f.ValidValues = choice.valid
+		}
+		return reply.ErrorJSON(f)
 	}
 	r := reply.JSON(result)
 	if def, ok := definitions[name]; ok {

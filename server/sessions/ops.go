@@ -15,10 +15,15 @@ type listResult struct {
 	Sessions []storage.Session `json:"sessions"`
 	Count    int               `json:"count"`
 	HasMore  bool              `json:"hasMore"`
+	// NextCursor continues the listing after this page (only when
+	// HasMore).
+	NextCursor string `json:"nextCursor,omitempty"`
 }
 
 // list pages through sessions, most recently updated first, optionally
-// keeping those with any of the given tags.
+// keeping those with any of the given tags. A page is chosen by offset, or
+// by the cursor a previous page returned, which stays right while sessions
+// are updated between the calls.
 func (s *Host) list(_ context.Context, _ *ledger.Handler, a Args) (any, error) {
 	limit, err := a.Int("limit", 10, 1, 1000)
 	if err != nil {
@@ -32,17 +37,33 @@ func (s *Host) list(_ context.Context, _ *ledger.Handler, a Args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// One more than the page tells whether there are more.
-	all := s.store.List(storage.Filter{AnyTags: tags, Limit: offset + limit + 1})
-	if offset > len(all) {
-		offset = len(all)
+	cursor, hasCursor, err := a.String("cursor")
+	if err != nil {
+		return nil, err
 	}
-	page := all[offset:]
-	hasMore := len(page) > limit
-	if hasMore {
-		page = page[:limit]
+	var page []storage.Session
+	if hasCursor {
+		if a.present("offset") {
+			return nil, errors.New("give either cursor or offset, not both")
+		}
+		pos, err := s.decodeCursor(cursor, tags)
+		if err != nil {
+			return nil, err
+		}
+		all := s.store.List(storage.Filter{AnyTags: tags})
+		page = all[pos.after(all):]
+	} else {
+		// One more than the page tells whether there are more.
+		all := s.store.List(storage.Filter{AnyTags: tags, Limit: offset + limit + 1})
+		page = all[min(offset, len(all)):]
 	}
-	return listResult{Sessions: page, Count: len(page), HasMore: hasMore}, nil
+	res := listResult{Sessions: page}
+	if len(page) > limit {
+		res.Sessions, res.HasMore = page[:limit], true
+		res.NextCursor = s.encodeCursor(res.Sessions[limit-1], tags)
+	}
+	res.Count = len(res.Sessions)
+	return res, nil
 }
 
 type getResult struct {

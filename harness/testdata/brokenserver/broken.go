@@ -244,6 +244,9 @@ func (p *Proxy) result(c call, res map[string]any) {
 		p.tearLarge(c, obj, jsonText, isError)
 	case NotebookEnvLeaks, NotebookTraversalAccepted, NotebookFailedRunNotError:
 		p.notebookResult(c, res, obj, jsonText, isError, set)
+	case SearchIgnoresQuery, SearchEchoesQuery, AnalyzeIgnoresBranches, AnalyzeRevisionRateWrong, LearningsSkipUnknownMoment,
+		LearningsSignalAlwaysSuccess, DiscoveryUnknownAction, ListForeignCursor, DeepAnalysisIgnoresBranches, DeepAnalysisUnknownType:
+		p.sessionOpsResult(c, res, obj, jsonText, isError, set)
 	default:
 		if !p.surfaceResult(c, obj, jsonText, isError, set) {
 			p.exactnessResult(c, obj, jsonText, isError, set)

@@ -41,6 +41,10 @@ type Store struct {
 	flushEvery  time.Duration
 	durability  Durability
 	lockWait    time.Duration
+	// exportsDir is the directory of export files to migrate at start-up
+	// ("" for none); migration is its report (see migrate.go).
+	exportsDir string
+	migration  MigrationReport
 
 	// loadMu serialises loading sessions from disk (start-up, scans for
 	// sessions other processes created, lookups of unknown ids).
@@ -119,6 +123,9 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	}
 	if err := s.loadAll(); err != nil {
 		return nil, err
+	}
+	if s.exportsDir != "" {
+		s.migrateExports()
 	}
 	if s.flushEvery > 0 {
 		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
