@@ -62,11 +62,12 @@ vet:
 
 # Two runs, side by side, hold every test. The fault proofs run whole suites
 # through deliberately broken servers to show that the harness catches each
-# fault (and passes reworded errors), and the stdio x fs reference cell starts
-# a child process per MCP session: they drive the same harness code as the
-# race-detected tests, which would take them five- to tenfold longer, so they
-# run once without the race detector; everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestReferencePassesCoreAndIntentStdioFS)$$
+# fault (and passes reworded errors), and the stdio reference cells and the
+# command and URL targets start child processes (which the race detector
+# does not watch): they drive the same harness code as the race-detected
+# tests, which would take them five- to tenfold longer, so they run once
+# without the race detector; everything else runs with it.
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestReferencePassesCoreAndIntentStdio|TestOtherTargets)$$
 
 # The race-detected run spends much of its time waiting for child processes;
 # the other run's output is shown when both are done.
@@ -74,7 +75,7 @@ unit:
 	@log=$$(mktemp); \
 	$(GO) test -count=1 -timeout 6m -run '$(NORACE)' ./harness/conform >$$log 2>&1 & proofs=$$!; \
 	$(GO) test -race -count=1 -timeout 8m -skip '$(NORACE)' ./... ./harness/testdata/brokenserver; race=$$?; \
-	wait $$proofs; status=$$?; echo "--- the fault proofs and the stdio x fs cell, without the race detector:"; cat $$log; rm -f $$log; \
+	wait $$proofs; status=$$?; echo "--- the fault proofs, the stdio cells and the command and URL targets, without the race detector:"; cat $$log; rm -f $$log; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
 ## tools: install Node 22 and the official MCP conformance suite into .tools/ (for tbbench official and its tests)

@@ -46,8 +46,7 @@ func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 // parallel (go test's -parallel, GOMAXPROCS by default): the stdio cells
 // mostly wait for child processes to start.
 func TestReferencePassesCoreAndIntent(t *testing.T) {
-	for _, cell := range []targetspec.Spec{{Transport: "http", Storage: "memory"}, {Transport: "http", Storage: "fs"},
-		{Transport: "stdio", Storage: "memory"}} {
+	for _, cell := range []targetspec.Spec{{Transport: "http", Storage: "memory"}, {Transport: "http", Storage: "fs"}} {
 		t.Run(cell.Transport+"-"+cell.Storage, func(t *testing.T) {
 			t.Parallel()
 			checkReferenceCell(t, cell)
@@ -55,13 +54,19 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 	}
 }
 
-// TestReferencePassesCoreAndIntentStdioFS is the stdio × fs cell, the
-// slowest: every MCP session is a child process, and the durability
-// scenarios kill and restart the server. make test runs it without the race
-// detector, beside the race-detected run (the harness code it drives is the
-// same as in the stdio × memory cell, which runs with it).
-func TestReferencePassesCoreAndIntentStdioFS(t *testing.T) {
-	checkReferenceCell(t, targetspec.Spec{Transport: "stdio", Storage: "fs"})
+// TestReferencePassesCoreAndIntentStdio holds the stdio cells, the
+// slowest: every MCP session is a child process (which the race detector
+// does not watch), and the durability scenarios kill and restart the
+// server. make test runs them without the race detector, beside the
+// race-detected run; the harness code they drive is the same as in the
+// HTTP cells, which run with it.
+func TestReferencePassesCoreAndIntentStdio(t *testing.T) {
+	for _, storage := range []string{"memory", "fs"} {
+		t.Run(storage, func(t *testing.T) {
+			t.Parallel()
+			checkReferenceCell(t, targetspec.Spec{Transport: "stdio", Storage: storage})
+		})
+	}
 }
 
 // checkReferenceCell runs every scenario against one cell: every @core
