@@ -19,8 +19,9 @@ import (
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
-// chromium returns the headless browser the test drives, skipping the test
-// when none is installed (make test and .ci/run install Debian's chromium).
+// chromium returns the headless browser the test drives, failing the test
+// (never skipping it) when none is installed: make test and .ci/run install
+// Debian's chromium.
 func chromium(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
@@ -28,7 +29,7 @@ func chromium(t *testing.T) string {
 			return path
 		}
 	}
-	t.Skip("chromium is not installed (apt-get install chromium, or make test, which installs it): the scorecard page is not opened in a browser")
+	t.Fatal("chromium is not installed (apt-get install chromium, or make test, which installs it): the scorecard page cannot be opened in a browser")
 	return ""
 }
 

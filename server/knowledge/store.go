@@ -39,18 +39,18 @@ type Store struct {
 	// noSync leaves appends in the page cache (WithoutFsync).
 	noSync bool
 
-	mu      sync.Mutex // one operation of this process at a time
-	lock    *flock.Flock
-	file    *os.File // graph.jsonl, opened for appending
-	db      *sql.DB
-	dbFile  os.FileInfo // the memory.db this process has open
+	mu     sync.Mutex // one operation of this process at a time
+	lock   *flock.Flock
+	file   *os.File // graph.jsonl, opened for appending
+	db     *sql.DB
+	dbFile os.FileInfo // the memory.db this process has open
 	// q is the transaction of the operation running under the lock.
 	q querier
 	// appendedAt is the size graph.jsonl had before the running
 	// operation appended to it (-1: it did not).
 	appendedAt int64
-	closed  bool
-	skipped int // malformed or inapplicable lines met so far
+	closed     bool
+	skipped    int // malformed or inapplicable lines met so far
 }
 
 // Option configures a Store.

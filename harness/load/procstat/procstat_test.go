@@ -84,7 +84,7 @@ func TestChildSleepAndBusy(t *testing.T) {
 	sleeper := startChild(t, "sleep", "30")
 	busy := exec.Command("sh", "-c", "while :; do :; done")
 	if err := busy.Start(); err != nil {
-		t.Skip("cannot start sh: ", err)
+		t.Fatal("cannot start sh: ", err)
 	}
 	ss, err := Start(sleeper.Process.Pid, 50*time.Millisecond)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestProcessExits(t *testing.T) {
 	requireLinux(t)
 	child := exec.Command("sleep", "0.2")
 	if err := child.Start(); err != nil {
-		t.Skip("no sleep command: ", err)
+		t.Fatal("no sleep command: ", err)
 	}
 	s, err := Start(child.Process.Pid, 20*time.Millisecond)
 	if err != nil {
