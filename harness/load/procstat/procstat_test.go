@@ -168,7 +168,7 @@ func startChild(t *testing.T, name string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	if err := cmd.Start(); err != nil {
-		t.Skipf("cannot start %s: %v", name, err)
+		t.Fatalf("cannot start %s: %v", name, err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
