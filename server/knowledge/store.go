@@ -47,8 +47,13 @@ type Store struct {
 	// q is the transaction of the operation running under the lock.
 	q querier
 	// appendedAt is the size graph.jsonl had before the running
-	// operation appended to it (-1: it did not).
-	appendedAt int64
+	// operation appended to it (-1: it did not); appendedTo the size
+	// after.
+	appendedAt, appendedTo int64
+	// indexedTo is the size of graph.jsonl this process last saw the index
+	// match (-1: unknown); while the file keeps that size, no other
+	// process has appended, and the index needs no check.
+	indexedTo int64
 	closed     bool
 	skipped    int // malformed or inapplicable lines met so far
 }
@@ -72,7 +77,7 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // empty graph.jsonl if needed. The index is checked against the file and
 // rebuilt from it when it is missing, damaged or does not match.
 func Open(dir string, opts ...Option) (*Store, error) {
-	s := &Store{dir: dir, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now}
+	s := &Store{dir: dir, log: slog.New(slog.NewTextHandler(io.Discard, nil)), now: time.Now, indexedTo: -1}
 	for _, o := range opts {
 		o(s)
 	}
@@ -170,10 +175,14 @@ func (s *Store) inTx(f func() error) error {
 	} else {
 		_ = tx.Rollback()
 	}
-	if err != nil && s.appendedAt >= 0 {
+	switch {
+	case err != nil && s.appendedAt >= 0:
+		s.indexedTo = -1
 		if terr := s.file.Truncate(s.appendedAt); terr != nil {
 			err = errors.Join(err, terr)
 		}
+	case err == nil && s.appendedAt >= 0:
+		s.indexedTo = s.appendedTo
 	}
 	return err
 }
@@ -198,6 +207,10 @@ func (s *Store) sync() error {
 	if err != nil {
 		return err
 	}
+	if size == s.indexedTo {
+		return nil // nothing appended since this process's index matched
+	}
+	s.indexedTo = -1
 	pos, err := readPosition(s.db)
 	if err != nil {
 		return s.rebuild()
@@ -206,17 +219,18 @@ func (s *Store) sync() error {
 		s.log.Warn("knowledge index does not match graph.jsonl; rebuilding it")
 		return s.rebuild()
 	}
-	if pos.Offset == size {
-		return nil
+	if pos.Offset < size {
+		if err := s.apply(pos, size); err != nil {
+			return s.rebuild()
+		}
 	}
-	if err := s.apply(pos, size); err != nil {
-		return s.rebuild()
-	}
+	s.indexedTo = size
 	return nil
 }
 
 // reopen opens the memory.db described by info and checks it.
 func (s *Store) reopen(info os.FileInfo) error {
+	s.indexedTo = -1
 	if s.db != nil {
 		s.db.Close()
 		s.db = nil
@@ -361,6 +375,7 @@ func (s *Store) skip(why string, line []byte) {
 
 // rebuild replaces memory.db by a new index of the whole of graph.jsonl.
 func (s *Store) rebuild() error {
+	s.indexedTo = -1
 	if s.db != nil {
 		s.db.Close()
 		s.db = nil
@@ -401,7 +416,7 @@ func (s *Store) appendRecord(r record) error {
 	if err != nil {
 		return err
 	}
-	s.appendedAt = info.Size()
+	s.appendedAt, s.appendedTo = info.Size(), info.Size()+int64(len(line))
 	if _, err := s.file.Write(line); err != nil {
 		return fmt.Errorf("appending to %s: %w", s.logPath(), err)
 	}
