@@ -54,8 +54,8 @@ type Store struct {
 	// match (-1: unknown); while the file keeps that size, no other
 	// process has appended, and the index needs no check.
 	indexedTo int64
-	closed     bool
-	skipped    int // malformed or inapplicable lines met so far
+	closed    bool
+	skipped   int // malformed or inapplicable lines met so far
 }
 
 // Option configures a Store.
