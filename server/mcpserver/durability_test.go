@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
+	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
 // exportContent exports a session as linked JSON through the session
@@ -369,7 +370,7 @@ func TestLoadContextExplainsDamage(t *testing.T) {
 	  "metadata":{"title":"Old","tags":[],"createdAt":"2026-11-22T08:00:00.000Z","updatedAt":"2026-11-22T08:00:01.000Z"}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "001.json"), []byte(`{"id":"`+sid+`:1","data":{"thought":"a","thoughtNumber":1,"totalThoughts":1,"nextThoughtNeeded":true,"timestamp":"2026-11-22T08:00:00.100Z"},"prev":null,"next":[],"revisesNode":null,"branchOrigin":null,"branchId":null}`), 0o644)
 	srv, url := newHTTPServer(t, cfg)
-	if _, ok := srv.Store().Damaged()[sid]; !ok {
+	if _, ok := storage.Damaged(srv.Store())[sid]; !ok {
 		t.Errorf("start-up did not report the damaged session")
 	}
 	m := dialHTTP(t, url)
