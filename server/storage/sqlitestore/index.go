@@ -1,0 +1,130 @@
+package sqlitestore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// The index holds the metadata of every session of the database, so that
+// List reads nothing when no other process wrote. PRAGMA data_version
+// changes when another connection commits; then the sessions whose rev is
+// above the highest one read so far are read again.
+
+// changedElsewhere reports whether another process committed since the
+// index was last refreshed.
+func (s *Store) changedElsewhere() bool {
+	var v int64
+	if err := s.db.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return v != s.dataVersion || !s.indexed
+}
+
+func (s *Store) isIndexed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.indexed
+}
+
+// refreshIndex reads the sessions changed since the last refresh.
+func (s *Store) refreshIndex() error {
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	var version int64
+	if err := s.db.QueryRow(`PRAGMA data_version`).Scan(&version); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	from := s.knownRev
+	s.mu.Unlock()
+	rows, err := s.db.Query(`SELECT n, id, title, description, tags, created_at, updated_at, thought_count, branch_count, seq, rev
+		FROM sessions WHERE rev > ? ORDER BY rev`, from)
+	if err != nil {
+		return err
+	}
+	type read struct {
+		e   entry
+		rev int64
+	}
+	var got []read
+	for rows.Next() {
+		var r read
+		var desc sql.NullString
+		var tags string
+		if err := rows.Scan(&r.e.n, &r.e.sess.ID, &r.e.sess.Title, &desc, &tags, &r.e.sess.CreatedAt, &r.e.sess.UpdatedAt,
+			&r.e.sess.ThoughtCount, &r.e.sess.BranchCount, &r.e.seq, &r.rev); err != nil {
+			rows.Close()
+			return err
+		}
+		if desc.Valid {
+			d := desc.String
+			r.e.sess.Description = &d
+		}
+		if json.Unmarshal([]byte(tags), &r.e.sess.Tags) != nil || r.e.sess.Tags == nil {
+			r.e.sess.Tags = []string{}
+		}
+		got = append(got, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range got {
+		if old := s.index[r.e.sess.ID]; old != nil {
+			if r.e.seq < old.seq {
+				continue // this process committed a newer change since
+			}
+			r.e.sess.LastAccessedAt = old.sess.LastAccessedAt
+		} else {
+			r.e.sess.LastAccessedAt = s.opened
+		}
+		e := r.e
+		s.index[e.sess.ID] = &e
+		s.knownRev = max(s.knownRev, r.rev)
+	}
+	s.dataVersion, s.indexed = version, true
+	return nil
+}
+
+// listIndexed answers List from the index.
+func (s *Store) listIndexed(f storage.Filter) []storage.Session {
+	type hit struct {
+		sess storage.Session
+		n    int64
+		st   *state
+	}
+	s.mu.Lock()
+	hits := make([]hit, 0, len(s.index))
+	for id, e := range s.index {
+		if f.Matches(&e.sess) {
+			hits = append(hits, hit{e.sess, e.n, s.states[id]})
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := strings.Compare(b.sess.UpdatedAt, a.sess.UpdatedAt); c != 0 {
+			return c
+		}
+		return int(a.n - b.n)
+	})
+	if f.Limit > 0 && len(hits) > f.Limit {
+		hits = hits[:f.Limit]
+	}
+	out := make([]storage.Session, len(hits))
+	for i, h := range hits {
+		out[i] = h.sess
+		out[i].Tags = slices.Clone(h.sess.Tags)
+		if h.st != nil {
+			out[i].LastAccessedAt = h.st.chain.Session().LastAccessedAt
+		}
+	}
+	return out
+}
