@@ -43,7 +43,7 @@ func (s *Store) refreshIndex() error {
 	s.mu.Lock()
 	from := s.knownRev
 	s.mu.Unlock()
-	rows, err := s.db.Query(`SELECT n, id, title, description, tags, created_at, updated_at, thought_count, branch_count, seq, rev
+	rows, err := s.db.Query(`SELECT n, id, title, description, tags, created_at, updated_at, last_accessed_at, thought_count, branch_count, seq, rev
 		FROM sessions WHERE rev > ? ORDER BY rev`, from)
 	if err != nil {
 		return err
@@ -58,7 +58,7 @@ func (s *Store) refreshIndex() error {
 		var desc sql.NullString
 		var tags string
 		if err := rows.Scan(&r.e.n, &r.e.sess.ID, &r.e.sess.Title, &desc, &tags, &r.e.sess.CreatedAt, &r.e.sess.UpdatedAt,
-			&r.e.sess.ThoughtCount, &r.e.sess.BranchCount, &r.e.seq, &r.rev); err != nil {
+			&r.e.sess.LastAccessedAt, &r.e.sess.ThoughtCount, &r.e.sess.BranchCount, &r.e.seq, &r.rev); err != nil {
 			rows.Close()
 			return err
 		}
@@ -82,9 +82,6 @@ func (s *Store) refreshIndex() error {
 			if r.e.seq < old.seq {
 				continue // this process committed a newer change since
 			}
-			r.e.sess.LastAccessedAt = old.sess.LastAccessedAt
-		} else {
-			r.e.sess.LastAccessedAt = s.opened
 		}
 		e := r.e
 		s.index[e.sess.ID] = &e

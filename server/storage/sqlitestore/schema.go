@@ -34,6 +34,7 @@ var schema = []string{
 		tags TEXT NOT NULL,
 		created_at TEXT NOT NULL,
 		updated_at TEXT NOT NULL,
+		last_accessed_at TEXT NOT NULL,
 		thought_count INTEGER NOT NULL DEFAULT 0,
 		branch_count INTEGER NOT NULL DEFAULT 0,
 		seq INTEGER NOT NULL DEFAULT 0,

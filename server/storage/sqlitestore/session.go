@@ -204,7 +204,9 @@ func (st *state) readChanges(seq int64) error {
 		st.pos[n.ID] = r.pos
 		st.mu.Unlock()
 	}
-	meta.sess.LastAccessedAt = st.chain.Session().LastAccessedAt
+	if mine := st.chain.Session().LastAccessedAt; mine > meta.sess.LastAccessedAt {
+		meta.sess.LastAccessedAt = mine // read here since the other process wrote
+	}
 	st.chain.SetMetadata(meta.sess)
 	st.mu.Lock()
 	st.seq, st.count = max(meta.seq, seq), max(count, st.count)
@@ -239,7 +241,6 @@ func (s *Store) load(id string) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta.sess.LastAccessedAt = storage.FormatTime(s.now())
 	st = &state{id: id, store: s, lock: newSessionLock(s.lockDir, id), pos: map[string]int64{}}
 	head := meta.sess
 	head.ThoughtCount, head.BranchCount = 0, 0
@@ -272,9 +273,9 @@ func (s *Store) readSession(id string) (sessionRow, int64, error) {
 	var n int64
 	var desc sql.NullString
 	var tags string
-	err := s.db.QueryRow(`SELECT n, title, description, tags, created_at, updated_at, thought_count, branch_count, seq
+	err := s.db.QueryRow(`SELECT n, title, description, tags, created_at, updated_at, last_accessed_at, thought_count, branch_count, seq
 		FROM sessions WHERE id = ?`, id).Scan(&n, &r.sess.Title, &desc, &tags, &r.sess.CreatedAt, &r.sess.UpdatedAt,
-		&r.sess.ThoughtCount, &r.sess.BranchCount, &r.seq)
+		&r.sess.LastAccessedAt, &r.sess.ThoughtCount, &r.sess.BranchCount, &r.seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, 0, storage.NotFound(id)
 	}
@@ -311,9 +312,9 @@ func (s *Store) commit(id string, oldSeq, newSeq int64, sess *storage.Session, w
 	if err != nil {
 		return err
 	}
-	res, err := tx.Exec(`UPDATE sessions SET title = ?, description = ?, tags = ?, updated_at = ?, thought_count = ?,
-		branch_count = ?, seq = ?, rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM sessions) WHERE id = ? AND seq = ?`,
-		sess.Title, desc, string(tags), sess.UpdatedAt, sess.ThoughtCount, sess.BranchCount, newSeq, id, oldSeq)
+	res, err := tx.Exec(`UPDATE sessions SET title = ?, description = ?, tags = ?, updated_at = ?, last_accessed_at = ?,
+		thought_count = ?, branch_count = ?, seq = ?, rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM sessions) WHERE id = ? AND seq = ?`,
+		sess.Title, desc, string(tags), sess.UpdatedAt, sess.LastAccessedAt, sess.ThoughtCount, sess.BranchCount, newSeq, id, oldSeq)
 	if err == nil {
 		if n, _ := res.RowsAffected(); n != 1 {
 			err = errChangedElsewhere

@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
@@ -40,7 +41,6 @@ type Store struct {
 	log      *slog.Logger
 	lockWait time.Duration
 	fullSync bool
-	opened   string
 
 	// loadMu serialises reading a session's thoughts for the first time,
 	// so that every caller gets the same chain.
@@ -109,7 +109,6 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if s.db, err = openDB(s.path, s.fullSync); err != nil {
 		return nil, err
 	}
-	s.opened = storage.FormatTime(s.now())
 	return s, nil
 }
 
@@ -133,9 +132,9 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	if ok, err := st.lock.acquire(0); !ok || err != nil {
 		return nil, fmt.Errorf("cannot lock the new session: %v", err)
 	}
-	res, err := s.db.Exec(`INSERT INTO sessions (id, title, description, tags, created_at, updated_at, rev)
-		VALUES (?, ?, NULL, ?, ?, ?, (SELECT COALESCE(MAX(rev), 0) + 1 FROM sessions))`,
-		sess.ID, sess.Title, string(tagJSON), ts, ts)
+	res, err := s.db.Exec(`INSERT INTO sessions (id, title, description, tags, created_at, updated_at, last_accessed_at, rev)
+		VALUES (?, ?, NULL, ?, ?, ?, ?, (SELECT COALESCE(MAX(rev), 0) + 1 FROM sessions))`,
+		sess.ID, sess.Title, string(tagJSON), ts, ts, ts)
 	if err != nil {
 		_ = st.lock.release()
 		return nil, err
@@ -163,11 +162,12 @@ func (s *Store) Get(id string) (*storage.Chain, error) {
 		}
 	}
 	s.mu.Lock()
-	e := s.index[id]
-	s.mu.Unlock()
-	if e != nil {
-		st.catchUp(e.seq)
+	var seq int64
+	if e := s.index[id]; e != nil {
+		seq = e.seq
 	}
+	s.mu.Unlock()
+	st.catchUp(seq)
 	return st.chain, nil
 }
 
@@ -246,7 +246,7 @@ func (s *Store) Damaged() map[string]string {
 func (s *Store) Check(id string) storage.Health {
 	if _, err := s.Get(id); err != nil {
 		if errors.Is(err, storage.ErrSessionNotFound) {
-			return storage.Health{Problems: []string{"Session " + id + " not found"}}
+			return storage.Health{Problems: []string{"Session " + clip.String(id) + " not found"}}
 		}
 		return storage.Health{Exists: true, Problems: []string{err.Error()}}
 	}

@@ -151,15 +151,15 @@ func (s suite) closeTwice(t *testing.T) {
 
 // snapshot is what a restart must keep of a session.
 type snapshot struct {
-	Title, CreatedAt, UpdatedAt string
-	Tags                        []string
-	Thoughts, Branches          int
-	Nodes                       []storage.Node
+	Title, CreatedAt, UpdatedAt, LastAccessedAt string
+	Tags                                        []string
+	Thoughts, Branches                          int
+	Nodes                                       []storage.Node
 }
 
 func snap(c *storage.Chain) snapshot {
 	sess := c.Session()
-	return snapshot{Title: sess.Title, CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, Tags: sess.Tags,
+	return snapshot{Title: sess.Title, CreatedAt: sess.CreatedAt, UpdatedAt: sess.UpdatedAt, LastAccessedAt: sess.LastAccessedAt, Tags: sess.Tags,
 		Thoughts: sess.ThoughtCount, Branches: sess.BranchCount, Nodes: c.CreationOrder()}
 }
 
