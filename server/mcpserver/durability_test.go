@@ -169,9 +169,13 @@ type acked struct {
 // TestKillNineLosesNoAcknowledgedThought kills the server with SIGKILL while
 // three connections write thoughts, restarts it, and checks that every
 // acknowledged thought is back and no session is damaged.
-func TestKillNineLosesNoAcknowledgedThought(t *testing.T) {
+func TestKillNineLosesNoAcknowledgedThought(t *testing.T) { killNineLosesNothing(t) }
+
+// killNineLosesNothing is TestKillNineLosesNoAcknowledgedThought with the
+// child servers' extra environment env (a storage backend).
+func killNineLosesNothing(t *testing.T, env ...string) {
 	dir := t.TempDir()
-	cmd, url := startChild(t, dir)
+	cmd, url := startChildEnv(t, dir, nil, env...)
 	var mu sync.Mutex
 	var got []acked
 	var wg sync.WaitGroup
@@ -220,7 +224,7 @@ func TestKillNineLosesNoAcknowledgedThought(t *testing.T) {
 	wg.Wait()
 	_ = cmd.Wait()
 
-	_, url2 := startChild(t, dir)
+	_, url2 := startChildEnv(t, dir, nil, env...)
 	m := dialHTTP(t, url2)
 	m.ready()
 	sessions := map[string]map[string]string{}
