@@ -58,8 +58,8 @@ func (st *state) Append(s *storage.Session, n *storage.Node, _ *storage.Node) er
 	pos := st.count + 1
 	seq := st.seq + 1
 	err := st.store.commit(st.id, st.seq, seq, s, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO thoughts (session_id, pos, changed, node) VALUES (?, ?, ?, ?)`,
-			st.id, pos, seq, string(n.AppendJSON(nil)))
+		_, err := tx.Exec(`INSERT INTO thoughts (session_id, pos, node) VALUES (?, ?, ?)`,
+			st.id, pos, string(n.AppendJSON(nil)))
 		return err
 	})
 	if err != nil {
@@ -83,8 +83,11 @@ func (st *state) Rewrite(s *storage.Session, n *storage.Node) error {
 	}
 	seq := st.seq + 1
 	err := st.store.commit(st.id, st.seq, seq, s, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE thoughts SET node = ?, changed = ? WHERE session_id = ? AND pos = ?`,
-			string(n.AppendJSON(nil)), seq, st.id, pos)
+		if _, err := tx.Exec(`UPDATE thoughts SET node = ? WHERE session_id = ? AND pos = ?`,
+			string(n.AppendJSON(nil)), st.id, pos); err != nil {
+			return err
+		}
+		_, err := tx.Exec(`INSERT INTO rewrites (session_id, seq, pos) VALUES (?, ?, ?)`, st.id, seq, pos)
 		return err
 	})
 	if err != nil {
@@ -157,29 +160,23 @@ type storedNode struct {
 // process writes the session meanwhile.
 func (st *state) readChanges(seq int64) error {
 	st.mu.Lock()
-	from := st.seq
+	from, known := st.seq, st.count
 	st.mu.Unlock()
 	if seq <= from {
 		return nil
 	}
 	s := st.store
-	rows, err := s.db.Query(`SELECT pos, node FROM thoughts WHERE session_id = ? AND changed > ? ORDER BY pos`, st.id, from)
+	// Thoughts rewritten since, among those already read, then the new ones.
+	changed, err := s.readNodes(`SELECT t.pos, t.node FROM rewrites r JOIN thoughts t ON t.session_id = r.session_id AND t.pos = r.pos
+		WHERE r.session_id = ? AND r.seq > ? AND r.pos <= ? ORDER BY r.seq`, st.id, from, known)
 	if err != nil {
 		return err
 	}
-	var changed []storedNode
-	for rows.Next() {
-		var r storedNode
-		if err := rows.Scan(&r.pos, &r.node); err != nil {
-			rows.Close()
-			return err
-		}
-		changed = append(changed, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	added, err := s.readNodes(`SELECT pos, node FROM thoughts WHERE session_id = ? AND pos > ? ORDER BY pos`, st.id, known)
+	if err != nil {
 		return err
 	}
+	changed = append(changed, added...)
 	meta, _, err := s.readSession(st.id)
 	if err != nil {
 		return err
@@ -218,6 +215,24 @@ func (st *state) readChanges(seq int64) error {
 		s.log.Warn("damaged session", "session", st.id, "problems", problems)
 	}
 	return nil
+}
+
+// readNodes runs a query of (pos, node) rows.
+func (s *Store) readNodes(query string, args ...any) ([]storedNode, error) {
+	rows, err := s.db.Query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []storedNode
+	for rows.Next() {
+		var r storedNode
+		if err := rows.Scan(&r.pos, &r.node); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // load returns the state of session id, reading its thoughts when this
