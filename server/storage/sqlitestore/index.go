@@ -83,38 +83,46 @@ func (s *Store) refreshIndex() error {
 				continue // this process committed a newer change since
 			}
 		}
-		e := r.e
-		s.index[e.sess.ID] = &e
+		s.index[r.e.sess.ID] = newEntry(r.e.sess, r.e.n, r.e.seq)
 		s.knownRev = max(s.knownRev, r.rev)
+		s.sortDirty = true
 	}
 	s.dataVersion, s.indexed = version, true
 	return nil
 }
 
-// listIndexed answers List from the index.
+// listIndexed answers List from the index: it walks the sessions in List's
+// order (sorted again only after a change) until it has Limit matches.
 func (s *Store) listIndexed(f storage.Filter) []storage.Session {
+	search := strings.ToLower(f.Search)
 	type hit struct {
 		sess storage.Session
-		n    int64
 		st   *state
 	}
+	var hits []hit
 	s.mu.Lock()
-	hits := make([]hit, 0, len(s.index))
-	for id, e := range s.index {
-		if f.Matches(&e.sess) {
-			hits = append(hits, hit{e.sess, e.n, s.states[id]})
+	if s.sortDirty || len(s.sorted) != len(s.index) {
+		s.sorted = s.sorted[:0]
+		for _, e := range s.index {
+			s.sorted = append(s.sorted, e)
+		}
+		slices.SortFunc(s.sorted, func(a, b *entry) int {
+			if c := strings.Compare(b.sess.UpdatedAt, a.sess.UpdatedAt); c != 0 {
+				return c
+			}
+			return int(a.n - b.n)
+		})
+		s.sortDirty = false
+	}
+	for _, e := range s.sorted {
+		if e.matches(f.AnyTags, search) {
+			hits = append(hits, hit{e.sess, s.states[e.sess.ID]})
+			if f.Limit > 0 && len(hits) == f.Limit {
+				break
+			}
 		}
 	}
 	s.mu.Unlock()
-	slices.SortFunc(hits, func(a, b hit) int {
-		if c := strings.Compare(b.sess.UpdatedAt, a.sess.UpdatedAt); c != 0 {
-			return c
-		}
-		return int(a.n - b.n)
-	})
-	if f.Limit > 0 && len(hits) > f.Limit {
-		hits = hits[:f.Limit]
-	}
 	out := make([]storage.Session, len(hits))
 	for i, h := range hits {
 		out[i] = h.sess

@@ -269,7 +269,8 @@ func (s *Store) load(id string) (*state, error) {
 	s.mu.Lock()
 	s.states[id] = st
 	if s.index[id] == nil {
-		s.index[id] = &entry{sess: meta.sess, n: n, seq: meta.seq}
+		s.index[id] = newEntry(meta.sess, n, meta.seq)
+		s.sortDirty = true
 	}
 	s.mu.Unlock()
 	return st, nil
@@ -350,7 +351,8 @@ func (s *Store) commit(id string, oldSeq, newSeq int64, sess *storage.Session, w
 	copied.Tags = append([]string{}, sess.Tags...)
 	s.mu.Lock()
 	if e := s.index[id]; e != nil {
-		e.sess, e.seq = copied, newSeq
+		e.set(copied, newSeq)
+		s.sortDirty = true
 	}
 	s.mu.Unlock()
 	return nil

@@ -20,6 +20,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,11 +47,16 @@ type Store struct {
 	// loadMu serialises reading a session's thoughts for the first time,
 	// so that every caller gets the same chain.
 	loadMu sync.Mutex
-	// idxMu serialises refreshes of the session index.
-	idxMu sync.Mutex
+	// idxMu serialises refreshes of the session index; warming is the
+	// first one, started by Open.
+	idxMu   sync.Mutex
+	warming sync.WaitGroup
 
-	mu          sync.Mutex
-	index       map[string]*entry
+	mu    sync.Mutex
+	index map[string]*entry
+	// sorted is the index in List's order, rebuilt when sortDirty.
+	sorted      []*entry
+	sortDirty   bool
 	states      map[string]*state
 	damaged     map[string]string
 	knownRev    int64
@@ -59,11 +66,41 @@ type Store struct {
 }
 
 // entry is what the index knows of one session: its metadata as of its last
-// change, its creation rank and its change count.
+// change, its creation rank and its change count, and the lower-case title,
+// description and tags that a List search looks in.
 type entry struct {
-	sess storage.Session
-	n    int64
-	seq  int64
+	sess  storage.Session
+	n     int64
+	seq   int64
+	lower []string
+}
+
+func newEntry(sess storage.Session, n, seq int64) *entry {
+	e := &entry{n: n}
+	e.set(sess, seq)
+	return e
+}
+
+// set replaces the entry's metadata.
+func (e *entry) set(sess storage.Session, seq int64) {
+	e.sess, e.seq = sess, seq
+	e.lower = e.lower[:0]
+	e.lower = append(e.lower, strings.ToLower(sess.Title))
+	if sess.Description != nil {
+		e.lower = append(e.lower, strings.ToLower(*sess.Description))
+	}
+	for _, t := range sess.Tags {
+		e.lower = append(e.lower, strings.ToLower(t))
+	}
+}
+
+// matches reports whether the entry passes f's tag filter and the
+// lower-case search (as storage.Filter.Matches does).
+func (e *entry) matches(anyTags []string, search string) bool {
+	if len(anyTags) > 0 && !slices.ContainsFunc(anyTags, func(t string) bool { return slices.Contains(e.sess.Tags, t) }) {
+		return false
+	}
+	return search == "" || slices.ContainsFunc(e.lower, func(l string) bool { return strings.Contains(l, search) })
 }
 
 // Option configures a Store.
@@ -109,6 +146,15 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if s.db, err = openDB(s.path, s.fullSync); err != nil {
 		return nil, err
 	}
+	// The index is read in the background, so that the start does not
+	// wait for it and the first List usually does not either.
+	s.warming.Add(1)
+	go func() {
+		defer s.warming.Done()
+		if err := s.refreshIndex(); err != nil {
+			s.log.Warn("reading the session index failed", "err", err)
+		}
+	}()
 	return s, nil
 }
 
@@ -143,7 +189,8 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	st.chain = storage.NewChain(sess, st, s.now)
 	st.owned, st.holders = true, 1
 	s.mu.Lock()
-	s.index[sess.ID] = &entry{sess: sess, n: n}
+	s.index[sess.ID] = newEntry(sess, n, 0)
+	s.sortDirty = true
 	s.states[sess.ID] = st
 	s.mu.Unlock()
 	return st.chain, nil
@@ -268,6 +315,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.mu.Unlock()
+	s.warming.Wait()
+	s.mu.Lock()
 	states := make([]*state, 0, len(s.states))
 	for _, st := range s.states {
 		states = append(states, st)
