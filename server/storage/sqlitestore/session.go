@@ -205,8 +205,11 @@ func (st *state) readChanges(seq int64) error {
 		meta.sess.LastAccessedAt = mine // read here since the other process wrote
 	}
 	st.chain.SetMetadata(meta.sess)
+	// The chain stands at seq, read before the thoughts: a change committed
+	// while they were read may be in the chain already, or not, so it is
+	// read again (harmlessly) next time.
 	st.mu.Lock()
-	st.seq, st.count = max(meta.seq, seq), max(count, st.count)
+	st.seq, st.count = max(seq, st.seq), max(count, st.count)
 	st.mu.Unlock()
 	if len(problems) > 0 {
 		s.mu.Lock()
