@@ -17,14 +17,13 @@ build:
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 
-## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) in every transport x storage cell (fs, memory, sqlite) and the robustness catalogue in the fs and memory cells, the official MCP conformance suite over HTTP, then the load regression tier on fs, memory and sqlite beside the no-op ceiling; one scorecard in out/<run>-load/
+## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell (fs, memory, sqlite), the official MCP conformance suite over HTTP, then the load regression tier on fs, memory and sqlite beside the no-op ceiling; one scorecard in out/<run>-load/
 run: build tools prometheus
 	@status=0; with=""; for t in http stdio; do for s in fs memory sqlite; do \
 	  repeat=1; [ $$t/$$s = http/memory ] && repeat=3; \
 	  echo; echo "=== conformance: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
 	  ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --run-id $(RUN_ID)-$$t-$$s || status=1; \
 	  with="$$with --with out/$(RUN_ID)-$$t-$$s"; \
-	  [ $$s = sqlite ] && continue; \
 	  echo; echo "=== robustness: bad-input catalogue and faults, transport $$t, storage $$s"; \
 	  ./$(BIN)/tbbench robust --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s-robust || status=1; \
 	  with="$$with --with out/$(RUN_ID)-$$t-$$s-robust"; \
