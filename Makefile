@@ -17,9 +17,9 @@ build:
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 
-## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell, the official MCP conformance suite over HTTP, then the load regression tier on fs and memory beside the no-op ceiling; one scorecard in out/<run>-load/
+## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell (fs, memory, sqlite), the official MCP conformance suite over HTTP, then the load regression tier on fs, memory and sqlite beside the no-op ceiling; one scorecard in out/<run>-load/
 run: build tools prometheus
-	@status=0; with=""; for t in http stdio; do for s in fs memory; do \
+	@status=0; with=""; for t in http stdio; do for s in fs memory sqlite; do \
 	  repeat=1; [ $$t/$$s = http/memory ] && repeat=3; \
 	  echo; echo "=== conformance: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
 	  ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --run-id $(RUN_ID)-$$t-$$s || status=1; \
@@ -31,8 +31,8 @@ run: build tools prometheus
 	echo; echo "=== official MCP conformance suite $(CONFORMANCE_VERSION): embedded reference server over HTTP"; \
 	./$(BIN)/tbbench official --transport http --storage memory --run-id $(RUN_ID)-official || status=1; \
 	with="$$with --with out/$(RUN_ID)-official"; \
-	echo; echo "=== load: regression tier, fs and memory against the no-op ceiling, with Prometheus scraping the sidecars"; \
-	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --progress lines --run-id $(RUN_ID)-load $$with || status=1; \
+	echo; echo "=== load: regression tier, fs, memory and sqlite against the no-op ceiling, with Prometheus scraping the sidecars"; \
+	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory,sqlite --progress lines --run-id $(RUN_ID)-load $$with || status=1; \
 	echo; echo "results: out/$(RUN_ID)-*; the scorecard of the whole run: out/$(RUN_ID)-load/scorecard.md"; exit $$status
 
 ## serve: start the reference server over HTTP on 127.0.0.1:1731 with filesystem storage in ~/.thoughtbox

@@ -132,6 +132,8 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 			return "restarts the server; the harness can not restart this target (a URL)"
 		case t == KillTag && !target.CanKill(tg):
 			return "kills the server with SIGKILL; this target does not run in a child process of the harness (start it with --command, or the embedded server as a child)"
+		case t == DataDirTag && info.Storage == "sqlite":
+			return "reads or changes the files of the filesystem storage layout; the target uses SQLite storage"
 		case t == DataDirTag && info.DataDir == "":
 			return "reads or changes the server's files; the data directory is not known (set THOUGHTBOX_DATA_DIR with --env)"
 		case t == ExportDirTag && info.ExportDir == "":

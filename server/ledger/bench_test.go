@@ -15,12 +15,21 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
 	"github.com/thoughtbox-bench/tbbench/server/storage/memstore"
+	"github.com/thoughtbox-bench/tbbench/server/storage/sqlitestore"
 )
 
 func openStore(b *testing.B, kind string) storage.Store {
 	b.Helper()
 	if kind == "memory" {
 		return memstore.New()
+	}
+	if kind == "sqlite" {
+		s, err := sqlitestore.Open(b.TempDir(), "_default", sqlitestore.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
 	}
 	s, err := fsstore.Open(b.TempDir(), "_default", fsstore.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
@@ -38,7 +47,7 @@ func thoughtArgs(i int) json.RawMessage {
 // BenchmarkThought measures the ledger and storage without transport: one
 // connection recording thoughts back to back into one session.
 func BenchmarkThought(b *testing.B) {
-	for _, kind := range []string{"memory", "fs"} {
+	for _, kind := range []string{"memory", "fs", "sqlite"} {
 		b.Run(kind, func(b *testing.B) {
 			store := openStore(b, kind)
 			h := ledger.New(&ledger.Config{Store: store, Exports: export.Writer{Dir: b.TempDir()}}, nil)
@@ -65,7 +74,7 @@ func BenchmarkThought(b *testing.B) {
 // of a thought must not grow with the length of its session.
 func BenchmarkSessionLength(b *testing.B) {
 	const length = 10000
-	for _, kind := range []string{"memory", "fs"} {
+	for _, kind := range []string{"memory", "fs", "sqlite"} {
 		b.Run(kind, func(b *testing.B) {
 			var early, late []time.Duration
 			ctx := context.Background()

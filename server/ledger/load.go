@@ -12,14 +12,15 @@ import (
 // files are damaged. Its message says what is wrong and how to recover.
 type LoadError struct {
 	SessionID string
-	Integrity storage.Integrity
+	// Health is the store's verdict on the session (storage.Check).
+	Health storage.Health
 	// Unreadable is true when nothing of the session could be read, so the
 	// session operation cannot show it either.
 	Unreadable bool
 }
 
 func (e *LoadError) Error() string {
-	msg := "Cannot load session " + clip.String(e.SessionID) + ": its files are damaged. " + strings.Join(e.Integrity.Errors, "; ") +
+	msg := "Cannot load session " + clip.String(e.SessionID) + ": its files are damaged. " + strings.Join(e.Health.Problems, "; ") +
 		"\n\nRecovery options:\n"
 	if e.Unreadable {
 		return msg +
@@ -43,16 +44,16 @@ func (h *Handler) Load(id string) (*storage.Chain, error) {
 	c, err := h.cfg.Store.Open(id)
 	if err != nil {
 		if errors.Is(err, storage.ErrSessionNotFound) {
-			if integrity := h.cfg.Store.Integrity(id); integrity.SessionExists {
-				return nil, &LoadError{SessionID: id, Integrity: integrity, Unreadable: true}
+			if health := storage.Check(h.cfg.Store, id); health.Exists {
+				return nil, &LoadError{SessionID: id, Health: health, Unreadable: true}
 			}
 		}
 		return nil, err
 	}
-	integrity := h.cfg.Store.Integrity(id)
+	health := storage.Check(h.cfg.Store, id)
 	h.cfg.Store.Release(id)
-	if !integrity.Valid {
-		return nil, &LoadError{SessionID: id, Integrity: integrity}
+	if !health.Valid {
+		return nil, &LoadError{SessionID: id, Health: health}
 	}
 	c.Touch()
 	h.SetCurrent(c)

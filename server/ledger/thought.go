@@ -207,7 +207,7 @@ func (h *Handler) closeSession(c *storage.Chain) (string, error) {
 // Export builds the linked export of c, writes it to the export directory
 // and returns it with the file's path.
 func (h *Handler) Export(c *storage.Chain) (export.Linked, string, error) {
-	if err := h.cfg.Store.Flush(c.ID()); err != nil {
+	if err := storage.Flush(h.cfg.Store, c.ID()); err != nil {
 		return export.Linked{}, "", err
 	}
 	e := export.Build(c.Session(), c.Nodes(), h.cfg.now())

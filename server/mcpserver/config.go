@@ -24,7 +24,8 @@ type Config struct {
 	Host string
 	// Port is the HTTP port.
 	Port int
-	// Storage is "fs" (files under DataDir, the default) or "memory".
+	// Storage is "fs" (files under DataDir, the default), "memory" or
+	// "sqlite" (one database file per project under DataDir).
 	Storage string
 	// DataDir is the root of the filesystem storage.
 	DataDir string
@@ -115,9 +116,9 @@ var Settings = []Setting{
 			c.Port = p
 			return nil
 		}},
-	{"THOUGHTBOX_STORAGE", "storage", "fs", "storage backend: fs (files under the data dir) or memory (lost on exit)",
+	{"THOUGHTBOX_STORAGE", "storage", "fs", "storage backend: fs (files under the data dir), memory (lost on exit) or sqlite (one database per project: <data dir>/projects/<project>/sessions.db)",
 		func(c *Config, v string) error { c.Storage = strings.ToLower(v); return nil }},
-	{"THOUGHTBOX_DATA_DIR", "data-dir", "~/.thoughtbox", "data directory of the fs backend",
+	{"THOUGHTBOX_DATA_DIR", "data-dir", "~/.thoughtbox", "data directory of the fs and sqlite backends",
 		func(c *Config, v string) error { c.DataDir = v; return nil }},
 	{"THOUGHTBOX_PROJECT", "project", "_default", "project scope: sessions live under <data dir>/projects/<project>",
 		func(c *Config, v string) error { c.Project = v; return nil }},
@@ -151,7 +152,7 @@ var Settings = []Setting{
 			c.MaxBodyBytes = n
 			return err
 		}},
-	{"THOUGHTBOX_FSYNC", "fsync", "off", "durability of acknowledged thoughts (fs): off (survives a crash of the process), batch (group commit: fsync before the answer, shared by concurrent writers), always (one fsync per change)",
+	{"THOUGHTBOX_FSYNC", "fsync", "off", "durability of acknowledged thoughts (fs and sqlite): off (survives a crash of the process), batch (group commit: fsync before the answer, shared by concurrent writers), always (one fsync per change)",
 		func(c *Config, v string) error { c.Fsync = strings.ToLower(strings.TrimSpace(v)); return nil }},
 	{"THOUGHTBOX_LOCK_WAIT", "lock-wait", "5s", "how long a thought, load_context or resume waits for a session another thoughtbox process is writing before failing with its pid (0s: fail at once)",
 		durationSetting(func(c *Config) *time.Duration { return &c.LockWait })},
@@ -215,8 +216,8 @@ func (c Config) Validate() error {
 	if c.Transport != "http" && c.Transport != "stdio" {
 		errs = append(errs, fmt.Errorf("THOUGHTBOX_TRANSPORT must be http or stdio, not %q", c.Transport))
 	}
-	if c.Storage != "fs" && c.Storage != "memory" {
-		errs = append(errs, fmt.Errorf("THOUGHTBOX_STORAGE must be fs or memory, not %q", c.Storage))
+	if c.Storage != "fs" && c.Storage != "memory" && c.Storage != "sqlite" {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_STORAGE must be fs, memory or sqlite, not %q", c.Storage))
 	}
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("PORT must be 0-65535, not %d", c.Port))

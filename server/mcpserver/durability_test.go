@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
+	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
 // exportContent exports a session as linked JSON through the session
@@ -168,9 +169,13 @@ type acked struct {
 // TestKillNineLosesNoAcknowledgedThought kills the server with SIGKILL while
 // three connections write thoughts, restarts it, and checks that every
 // acknowledged thought is back and no session is damaged.
-func TestKillNineLosesNoAcknowledgedThought(t *testing.T) {
+func TestKillNineLosesNoAcknowledgedThought(t *testing.T) { killNineLosesNothing(t) }
+
+// killNineLosesNothing is TestKillNineLosesNoAcknowledgedThought with the
+// child servers' extra environment env (a storage backend).
+func killNineLosesNothing(t *testing.T, env ...string) {
 	dir := t.TempDir()
-	cmd, url := startChild(t, dir)
+	cmd, url := startChildEnv(t, dir, nil, env...)
 	var mu sync.Mutex
 	var got []acked
 	var wg sync.WaitGroup
@@ -219,7 +224,7 @@ func TestKillNineLosesNoAcknowledgedThought(t *testing.T) {
 	wg.Wait()
 	_ = cmd.Wait()
 
-	_, url2 := startChild(t, dir)
+	_, url2 := startChildEnv(t, dir, nil, env...)
 	m := dialHTTP(t, url2)
 	m.ready()
 	sessions := map[string]map[string]string{}
@@ -369,7 +374,7 @@ func TestLoadContextExplainsDamage(t *testing.T) {
 	  "metadata":{"title":"Old","tags":[],"createdAt":"2026-11-22T08:00:00.000Z","updatedAt":"2026-11-22T08:00:01.000Z"}}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "001.json"), []byte(`{"id":"`+sid+`:1","data":{"thought":"a","thoughtNumber":1,"totalThoughts":1,"nextThoughtNeeded":true,"timestamp":"2026-11-22T08:00:00.100Z"},"prev":null,"next":[],"revisesNode":null,"branchOrigin":null,"branchId":null}`), 0o644)
 	srv, url := newHTTPServer(t, cfg)
-	if _, ok := srv.Store().Damaged()[sid]; !ok {
+	if _, ok := storage.Damaged(srv.Store())[sid]; !ok {
 		t.Errorf("start-up did not report the damaged session")
 	}
 	m := dialHTTP(t, url)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
 // TestReadsDoNotWrite reads a session with session get and load_context many
@@ -17,7 +19,7 @@ func TestReadsDoNotWrite(t *testing.T) {
 	m := dialHTTP(t, url)
 	m.ready()
 	sid := m.gateway("thought", map[string]any{"thought": "one", "nextThoughtNeeded": true, "sessionTags": []string{"a", "b"}}).JSON(t)["sessionId"].(string)
-	if err := srv.Store().Flush(sid); err != nil {
+	if err := storage.Flush(srv.Store(), sid); err != nil {
 		t.Fatal(err)
 	}
 	journals, _ := filepath.Glob(filepath.Join(cfg.DataDir, "projects", "_default", "sessions", "*", sid, "journal.jsonl"))

@@ -28,6 +28,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
 	"github.com/thoughtbox-bench/tbbench/server/storage/memstore"
+	"github.com/thoughtbox-bench/tbbench/server/storage/sqlitestore"
 )
 
 // Name and Version identify the server in initialize and /info.
@@ -153,6 +154,17 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 	durability, err := fsstore.ParseDurability(cfg.Fsync)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Storage == "sqlite" {
+		// off: a commit survives a crash of the process; batch and always:
+		// a power failure too (SQLite syncs its WAL at every commit).
+		st, err := sqlitestore.Open(cfg.DataDir, cfg.Project, sqlitestore.WithLogger(log),
+			sqlitestore.WithLockWait(cfg.LockWait), sqlitestore.WithFullSync(durability != fsstore.DurabilityOff))
+		if err != nil {
+			return nil, err
+		}
+		log.Info("using SQLite storage", "file", st.DatabasePath(), "fsync", durability.String())
+		return st, nil
 	}
 	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log),
 		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait),

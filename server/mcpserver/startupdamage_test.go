@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
 // TestStartupReportsEveryDamagedSession covers the gaps of the start-up
@@ -38,7 +40,7 @@ func TestStartupReportsEveryDamagedSession(t *testing.T) {
 	write(missing, "001.json", node(missing, "1"))
 
 	srv, url := newHTTPServer(t, cfg)
-	damaged := srv.Store().Damaged()
+	damaged := storage.Damaged(srv.Store())
 	for _, sid := range []string{orphan, broken, missing} {
 		if _, ok := damaged[sid]; !ok {
 			t.Errorf("start-up did not report %s: %v", sid, damaged)

@@ -1,6 +1,7 @@
 // Package storage holds the reasoning ledger's domain types, the in-memory
-// linked chain of one reasoning session, and the Store interface that both
-// storage backends implement.
+// linked chain of one reasoning session, the Store interface that every
+// storage backend implements and the optional interfaces (optional.go) of
+// the abilities only some backends have.
 package storage
 
 import (
@@ -118,30 +119,6 @@ type Filter struct {
 	Limit int
 }
 
-// Integrity is the result of checking a session's files (the
-// IntegrityValidationResult of the data model).
-type Integrity struct {
-	Valid               bool                `json:"valid"`
-	SessionExists       bool                `json:"sessionExists"`
-	ManifestExists      bool                `json:"manifestExists"`
-	ManifestValid       bool                `json:"manifestValid"`
-	MissingThoughtFiles []string            `json:"missingThoughtFiles"`
-	MissingBranchFiles  map[string][]string `json:"missingBranchFiles"`
-	Errors              []string            `json:"errors"`
-}
-
-// ValidIntegrity is the result for a session without problems.
-func ValidIntegrity() Integrity {
-	return Integrity{Valid: true, SessionExists: true, ManifestExists: true, ManifestValid: true,
-		MissingThoughtFiles: []string{}, MissingBranchFiles: map[string][]string{}, Errors: []string{}}
-}
-
-// MissingIntegrity is the result for an unknown session id.
-func MissingIntegrity(id string) Integrity {
-	return Integrity{MissingThoughtFiles: []string{}, MissingBranchFiles: map[string][]string{},
-		Errors: []string{"Session " + clip.String(id) + " not found"}}
-}
-
 // Store keeps reasoning sessions. It is shared by every MCP connection of the
 // process and safe for concurrent use.
 type Store interface {
@@ -162,15 +139,6 @@ type Store interface {
 	Release(id string)
 	// List returns matching sessions, most recently updated first.
 	List(f Filter) []Session
-	// Integrity checks the session's persisted files.
-	Integrity(id string) Integrity
-	// Damaged lists the sessions found at start-up with problems no journal
-	// could repair (not loaded at all, or loaded with thoughts missing),
-	// with the reason, keyed by session id.
-	Damaged() map[string]string
-	// Flush writes everything of the session still buffered to its backing
-	// store.
-	Flush(id string) error
-	// Close flushes everything and releases resources.
+	// Close makes everything durable and releases resources.
 	Close() error
 }

@@ -27,7 +27,7 @@ import (
 type Options struct {
 	// Transport is target.HTTP (default) or target.Stdio.
 	Transport string
-	// Storage is "fs" (default) or "memory".
+	// Storage is "fs" (default), "memory" or "sqlite".
 	Storage string
 	// DataDir is the data directory (default: a fresh temporary directory,
 	// removed by Close).

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -14,6 +16,9 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
 	"github.com/thoughtbox-bench/tbbench/harness/target/sidecarfront"
 )
+
+// StorageModes are the storage backends of the embedded reference server.
+var StorageModes = []string{"fs", "memory", "sqlite"}
 
 // Spec describes a target. At most one of URL, Command and Noop is set;
 // none means the embedded reference server.
@@ -74,8 +79,8 @@ func (s Spec) Validate() error {
 	if s.Transport != "" && s.Transport != target.HTTP && s.Transport != target.Stdio {
 		return fmt.Errorf("--transport must be http or stdio, not %q", s.Transport)
 	}
-	if s.Storage != "" && s.Storage != "fs" && s.Storage != "memory" && s.Kind() == target.KindEmbedded {
-		return fmt.Errorf("--storage must be fs or memory, not %q", s.Storage)
+	if s.Storage != "" && !slices.Contains(StorageModes, s.Storage) && s.Kind() == target.KindEmbedded {
+		return fmt.Errorf("--storage must be one of %s, not %q", strings.Join(StorageModes, ", "), s.Storage)
 	}
 	return nil
 }

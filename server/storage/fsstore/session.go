@@ -245,10 +245,10 @@ func (sf *sessionFiles) problems() []string {
 // and every thought file exist. A file still waiting in pending is not
 // missing: memory holds it and the background writer will write it. The
 // check holds writeMu, so no batch is half written while it looks.
-func (sf *sessionFiles) check() storage.Integrity {
+func (sf *sessionFiles) check() Integrity {
 	sf.writeMu.Lock()
 	defer sf.writeMu.Unlock()
-	res := storage.ValidIntegrity()
+	res := validIntegrity()
 	add := func(msg string) {
 		if !slices.Contains(res.Errors, msg) {
 			res.Errors = append(res.Errors, msg)

@@ -226,7 +226,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 }
 
 // Integrity checks the session's manifest and thought files.
-func (s *Store) Integrity(id string) storage.Integrity {
+func (s *Store) Integrity(id string) Integrity {
 	s.mu.Lock()
 	sf := s.files[id]
 	reason, damaged := s.damaged[id]
@@ -241,19 +241,19 @@ func (s *Store) Integrity(id string) storage.Integrity {
 		return s.checkUnowned(sf)
 	}
 	if damaged {
-		res := storage.MissingIntegrity(id)
+		res := missingIntegrity(id)
 		res.SessionExists = true
 		res.Errors = []string{reason}
 		return res
 	}
-	return storage.MissingIntegrity(id)
+	return missingIntegrity(id)
 }
 
 // checkUnowned checks a session this process does not have open: it takes
 // the session's lock for the check when no other process holds it. While
 // another process writes the session, its files may lag behind its journal,
 // so only the problems found while reading the session are reported.
-func (s *Store) checkUnowned(sf *sessionFiles) storage.Integrity {
+func (s *Store) checkUnowned(sf *sessionFiles) Integrity {
 	sf.ownMu.Lock()
 	defer sf.ownMu.Unlock()
 	if ok, err := sf.lock.acquire(0); ok && err == nil {
@@ -267,7 +267,7 @@ func (s *Store) checkUnowned(sf *sessionFiles) storage.Integrity {
 		}
 		return res
 	}
-	res := storage.ValidIntegrity()
+	res := validIntegrity()
 	res.Errors = sf.problems()
 	res.Valid = len(res.Errors) == 0
 	return res
@@ -298,7 +298,7 @@ func (s *Store) SessionDir(id string) (string, bool) {
 // checkAndRepair writes everything pending, rewrites thought files that went
 // missing while the server ran (memory holds their content) and reports what
 // is still wrong.
-func (s *Store) checkAndRepair(sf *sessionFiles) storage.Integrity {
+func (s *Store) checkAndRepair(sf *sessionFiles) Integrity {
 	_ = sf.materialize()
 	res := sf.check()
 	if res.Valid || len(res.MissingThoughtFiles)+len(res.MissingBranchFiles) == 0 {

@@ -57,19 +57,5 @@ func (s *Store) Release(string) {}
 // List returns matching sessions, most recently updated first.
 func (s *Store) List(f storage.Filter) []storage.Session { return s.reg.List(f) }
 
-// Integrity is valid for every known session: nothing can go missing.
-func (s *Store) Integrity(id string) storage.Integrity {
-	if _, err := s.reg.Get(id); err != nil {
-		return storage.MissingIntegrity(id)
-	}
-	return storage.ValidIntegrity()
-}
-
-// Damaged is always empty for the memory backend.
-func (s *Store) Damaged() map[string]string { return map[string]string{} }
-
-// Flush has nothing to write.
-func (s *Store) Flush(string) error { return nil }
-
 // Close releases nothing.
 func (s *Store) Close() error { return nil }
