@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,8 +69,12 @@ var observabilitySettings = []Setting{
 		func(c *Config, v string) error { c.Events.Dest = v; return nil }},
 	{"THOUGHTBOX_EVENTS_QUEUE", "events-queue", "4096", "events waiting for a slow destination beyond this many are dropped (and counted) rather than slowing a thought",
 		func(c *Config, v string) error {
-			_, err := fmt.Sscanf(v, "%d", &c.Events.Queue)
-			return err
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("not a whole number: %q", v)
+			}
+			c.Events.Queue = n
+			return nil
 		}},
 	{"PROMETHEUS_URL", "prometheus-url", obsgateway.DefaultPrometheusURL, "Prometheus base URL of observability_gateway (health, metrics, metrics_range, alerts)",
 		func(c *Config, v string) error { c.Observability.PrometheusURL = v; return nil }},
