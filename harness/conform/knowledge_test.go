@@ -25,27 +25,33 @@ type ownServersBehindProxy struct {
 // stops both.
 type ownBehindProxy struct {
 	behindProxy
-	srv *httptest.Server
+	srv  *httptest.Server
+	stop func() // ends the fault's relay of the server's files, if any
 }
 
 func (o ownBehindProxy) Close() error {
 	o.srv.Close()
-	return o.behindProxy.Target.Close()
+	err := o.behindProxy.Target.Close()
+	o.stop()
+	return err
 }
 
 func (p ownServersBehindProxy) Configured(ctx context.Context, env []string) (target.Target, error) {
 	c, _ := target.As[target.Configured](p.Target)
+	env, stop := brokenserver.ServerEnv(p.fault, env, p.tmp)
 	inner, err := c.Configured(ctx, env)
 	if err != nil {
+		stop()
 		return nil, err
 	}
 	proxy, err := brokenserver.New(inner.HTTPBase(), p.fault, p.tmp)
 	if err != nil {
 		inner.Close()
+		stop()
 		return nil, err
 	}
 	srv := httptest.NewServer(proxy)
-	return ownBehindProxy{behindProxy: behindProxy{Target: inner, url: srv.URL + "/mcp"}, srv: srv}, nil
+	return ownBehindProxy{behindProxy: behindProxy{Target: inner, url: srv.URL + "/mcp"}, srv: srv, stop: stop}, nil
 }
 
 // knowledgeCatchers names, for each knowledge fault, a scenario that must

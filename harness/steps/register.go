@@ -10,6 +10,7 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	registerKnowledge(sc, w)
 	registerSurface(sc, w)
 	registerSessionOps(sc, w)
+	registerEvents(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)

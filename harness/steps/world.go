@@ -86,6 +86,8 @@ type World struct {
 	killed  []string          // what the files looked like when the server was killed
 
 	own target.Target // a server of the scenario's own (knowledge_steps.go)
+
+	events eventState // event file and stand-in services (events_steps.go)
 }
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.
@@ -131,6 +133,7 @@ func (w *World) Close() (quirks []string, err error) {
 		}
 		w.own = nil
 	}
+	w.events.close()
 	// Closing waited for the servers' output to end: every defect is in.
 	if d := w.rec.Defects(); len(d) > 0 {
 		errs = append(errs, DefectsError(d))

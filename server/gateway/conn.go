@@ -27,18 +27,6 @@ func (c *Conn) Stage() Stage {
 	return c.stage
 }
 
-// advance moves the connection forward to s; it never moves backwards. It
-// reports whether the stage changed.
-func (c *Conn) advance(s Stage) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s <= c.stage {
-		return false
-	}
-	c.stage = s
-	return true
-}
-
 // navigation is what the init operations remember about a connection: the
 // connection stage shown by get_state (1: fresh, 2: navigating, 3: context
 // loaded), the selected project/task/aspect and the loaded session.

@@ -119,7 +119,7 @@ func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.
 	}
 	r := op.run(ctx, c, args)
 	if !r.IsError && op.advances != Entry {
-		c.advance(op.advances)
+		c.advanceAndReport(name, op.advances)
 	}
 	return r
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/server/events"
 	"github.com/thoughtbox-bench/tbbench/server/export"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
@@ -63,6 +64,7 @@ type Handler struct {
 
 	mu      sync.Mutex
 	current *storage.Chain
+	events  events.Emitter
 }
 
 // New returns the ledger handler of one connection. sampler may be nil.

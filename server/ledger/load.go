@@ -57,5 +57,6 @@ func (h *Handler) Load(id string) (*storage.Chain, error) {
 	}
 	c.Touch()
 	h.SetCurrent(c)
+	h.emitLoaded(c)
 	return c, nil
 }

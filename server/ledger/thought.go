@@ -112,6 +112,7 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 			return reply.ErrorJSON(failure{Error: "cannot create reasoning session: " + err.Error(), Status: "failed"})
 		}
 		h.SetCurrent(chain)
+		h.emitSessionStarted(chain)
 	} else if _, err := h.cfg.Store.Open(chain.ID()); err != nil {
 		return reply.ErrorJSON(failure{Error: "the thought could not be stored: " + err.Error(), Status: "failed"})
 	}
@@ -125,6 +126,7 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 		return reply.ErrorJSON(failure{Error: "the thought could not be stored: " + err.Error(), Status: "failed"})
 	}
 	h.renderThought(added)
+	h.emitThought(chain, added)
 	var critique *storage.Critique
 	if a.Critique {
 		critique = h.critique(ctx, chain, added.Node)
@@ -194,10 +196,11 @@ func branchIDs(c *storage.Chain) []string {
 // closeSession exports the session and, when that worked, ends it for this
 // connection. It returns the export file's path.
 func (h *Handler) closeSession(c *storage.Chain) (string, error) {
-	_, path, err := h.Export(c)
+	e, path, err := h.export(c)
 	if err != nil {
 		return "", err
 	}
+	h.EmitExported(c, "json", path, len(e.Nodes), ExportOnClose)
 	if h.Current() == c {
 		h.SetCurrent(nil)
 	}
@@ -205,8 +208,16 @@ func (h *Handler) closeSession(c *storage.Chain) (string, error) {
 }
 
 // Export builds the linked export of c, writes it to the export directory
-// and returns it with the file's path.
+// and returns it with the file's path (a session_exported event reports it).
 func (h *Handler) Export(c *storage.Chain) (export.Linked, string, error) {
+	e, path, err := h.export(c)
+	if err == nil {
+		h.EmitExported(c, "json", path, len(e.Nodes), ExportBySession)
+	}
+	return e, path, err
+}
+
+func (h *Handler) export(c *storage.Chain) (export.Linked, string, error) {
 	if err := storage.Flush(h.cfg.Store, c.ID()); err != nil {
 		return export.Linked{}, "", err
 	}

@@ -61,6 +61,10 @@ type Config struct {
 	KnowledgeEnabled bool
 	// RootsTimeout bounds the wait for a client's answer to roots/list.
 	RootsTimeout time.Duration
+	// Events configures the JSONL event stream (observability.go).
+	Events EventsConfig
+	// Observability configures observability_gateway (observability.go).
+	Observability ObservabilityConfig
 }
 
 // Setting documents one configuration field: its environment variable, its
@@ -82,11 +86,13 @@ func DefaultDataDir() string {
 
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
-	return Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
+	c := Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
 		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off", LockWait: 5 * time.Second,
 		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute,
 		RootsTimeout: 10 * time.Second,
 		Notebook:     NotebookConfig{Timeout: notebook.DefaultTimeout, OutputLimit: notebook.DefaultOutputLimit}}
+	defaultObservability(&c)
+	return c
 }
 
 var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
@@ -246,7 +252,7 @@ func (c Config) Validate() error {
 	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_READ_TIMEOUT and THOUGHTBOX_IDLE_TIMEOUT must be positive"))
 	}
-	errs = append(errs, c.Notebook.validate())
+	errs = append(errs, c.Notebook.validate(), c.Events.validate(c.Transport), c.Observability.validate())
 	return errors.Join(errs...)
 }
 

@@ -16,11 +16,13 @@ import (
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/server/content"
+	"github.com/thoughtbox-bench/tbbench/server/events"
 	"github.com/thoughtbox-bench/tbbench/server/export"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/mentalmodels"
 	"github.com/thoughtbox-bench/tbbench/server/notebook"
+	"github.com/thoughtbox-bench/tbbench/server/obsgateway"
 	"github.com/thoughtbox-bench/tbbench/server/prompts"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/resources"
@@ -54,6 +56,13 @@ type Server struct {
 
 	resources *resources.Catalog
 	prompts   *prompts.Set
+
+	// emitter is the event stream (events.Nop when off); stream and
+	// closeSink are set when it is on (observability.go).
+	emitter       events.Emitter
+	stream        *events.Stream
+	closeSink     func() error
+	observability *obsgateway.Gateway
 
 	httpOnce sync.Once
 	http     *mcpsrv.StreamableHTTPServer
@@ -91,6 +100,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs()}
+	if err := s.openEvents(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.observability = s.newObservability()
 	// The default export directory is in the data directory, which is the
 	// server's own: the writer may mark it to place exports/ well.
 	exports := export.Writer{Dir: cfg.ExportDirectory(), SpreadParent: cfg.ExportDir == ""}
@@ -103,6 +117,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	}
 	if s.notebooks, err = openNotebooks(cfg); err != nil {
 		store.Close()
+		s.closeEvents()
 		return nil, err
 	}
 	sessionHost := sessions.New(store)
@@ -116,6 +131,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if err := s.bindKnowledgeAndRoots(); err != nil {
 		store.Close()
 		s.notebooks.Close()
+		s.closeEvents()
 		return nil, err
 	}
 
@@ -180,7 +196,13 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 func (s *Server) Store() storage.Store { return s.store }
 
 func (s *Server) newConn(session mcpsrv.ClientSession) *gateway.Conn {
-	return gateway.NewConn(ledger.New(s.ledger, &sampler{mcp: s.mcp, session: session}))
+	l := ledger.New(s.ledger, &sampler{mcp: s.mcp, session: session})
+	id := ""
+	if session != nil {
+		id = session.SessionID()
+	}
+	l.SetEvents(events.ForConnection(s.emitter, id))
+	return gateway.NewConn(l)
 }
 
 // ServeStdio serves one MCP connection over in and out until in closes or
@@ -211,7 +233,7 @@ func (s *Server) Close() error {
 			_ = s.http.Shutdown(ctx)
 			cancel()
 		}
-		s.closeErr = errors.Join(s.store.Close(), s.notebooks.Close(), s.knowledge.close())
+		s.closeErr = errors.Join(s.store.Close(), s.notebooks.Close(), s.knowledge.close(), s.closeEvents())
 	})
 	return s.closeErr
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
-	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
+	"github.com/thoughtbox-bench/tbbench/server/obsgateway"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 )
 
@@ -30,7 +30,7 @@ func mustJSON(v any) string {
 const observabilitySchema = `{"type":"object","properties":{"operation":{"type":"string","enum":["health","metrics","metrics_range","sessions","session_info","alerts","dashboard_url"]},"args":{"type":"object","properties":{"query":{"type":"string"},"time":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"step":{"type":"string"},"sessionId":{"type":"string"},"limit":{"type":"number"},"status":{"type":"string","enum":["active","idle","all"]},"services":{"type":"array","items":{"type":"string"}},"state":{"type":"string","enum":["firing","pending","all"]},"dashboard":{"type":"string"}},"additionalProperties":false}},"required":["operation"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`
 
 // ObservabilityOperations lists observability_gateway's operations.
-var ObservabilityOperations = []string{"health", "metrics", "metrics_range", "sessions", "session_info", "alerts", "dashboard_url"}
+var ObservabilityOperations = obsgateway.Operations
 
 func boolPtr(b bool) *bool { return &b }
 
@@ -82,24 +82,6 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 func (s *Server) gatewayHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	conn := s.conn(ctx)
 	return toResult(s.gateway.Call(ctx, conn, rawArguments(req))), nil
-}
-
-// observabilityHandler answers observability_gateway calls; its operations
-// come with a later build.
-func (s *Server) observabilityHandler(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	var call struct {
-		Operation string `json:"operation"`
-	}
-	_ = json.Unmarshal(rawArguments(req), &call)
-	valid := false
-	for _, op := range ObservabilityOperations {
-		valid = valid || op == call.Operation
-	}
-	if !valid {
-		return toResult(reply.ErrorJSON(map[string]any{"error": "Unknown operation '" + clip.String(call.Operation) + "'", "validOperations": ObservabilityOperations})), nil
-	}
-	return toResult(reply.ErrorJSON(map[string]any{"error": "Operation '" + call.Operation + "' is not available in this build of the server",
-		"operation": call.Operation, "code": "INVALID_OPERATION"})), nil
 }
 
 // conn returns the gateway state of the MCP connection the request came in

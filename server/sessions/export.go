@@ -70,6 +70,9 @@ func (s *Host) export(_ context.Context, h *ledger.Handler, a Args) (any, error)
 	default:
 		return nil, fmt.Errorf("Unknown export format '%s': use one of markdown, cipher, json", format)
 	}
+	if format != "json" { // the json export is reported by h.Export
+		h.EmitExported(c, format, "", len(c.Main()), ledger.ExportBySession)
+	}
 	return res, nil
 }
 

@@ -146,7 +146,8 @@ func (p *Proxy) modify(resp *http.Response) error {
 		return p.observeLoad(resp, c)
 	}
 
-	if !ok || c.Tool != "thoughtbox_gateway" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if !ok || (c.Tool != "thoughtbox_gateway" && !(c.Tool == "observability_gateway" && isObservabilityFault(p.fault))) ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return nil
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -181,6 +182,10 @@ func (p *Proxy) result(c call, res map[string]any) {
 	set := func() {
 		b, _ := json.MarshalIndent(obj, "", "  ")
 		first["text"] = string(b)
+	}
+	if c.Tool == "observability_gateway" {
+		p.observabilityResult(c, res, obj, jsonText, isError, set)
+		return
 	}
 	switch p.fault {
 	case DuplicateEntity:
