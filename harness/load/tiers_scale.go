@@ -100,8 +100,7 @@ func sessionListed(ctx context.Context, tg target.Target, offset int) bool {
 		return false
 	}
 	defer c.Close()
-	// list_sessions first: it opens the stage the session toolhost needs.
-	if _, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "list_sessions", "args": map[string]any{}}); err != nil {
+	if openToolhost(ctx, c) != nil {
 		return false
 	}
 	res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "session",
@@ -113,6 +112,17 @@ func sessionListed(ctx context.Context, tg target.Target, offset int) bool {
 		Count int `json:"count"`
 	}
 	return json.Unmarshal([]byte(res.Text()), &page) == nil && page.Count == 1
+}
+
+// openToolhost reaches the stage the session toolhost needs (start_new
+// stores nothing: a session starts with its first thought).
+func openToolhost(ctx context.Context, c *target.Conn) error {
+	res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "start_new",
+		"args": map[string]any{"newWork": map[string]any{"project": workload.Project}}})
+	if err == nil && res.IsError {
+		err = errors.New(res.Text())
+	}
+	return err
 }
 
 // readLastSamples is how many read_thoughts {last: 5} calls the long-session

@@ -202,6 +202,11 @@ func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []str
 		return rec.Snapshot(time.Now())
 	}
 	defer c.Close()
+	// The session toolhost needs the stage start_new (or load_context) opens.
+	if err := openToolhost(ctx, c); err != nil {
+		record(workload.OpSessionList, time.Now(), err, target.ToolResult{})
+		return rec.Snapshot(time.Now())
+	}
 	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 7))
 	gw := func(op workload.Op, operation string, args map[string]any) {
 		sent := time.Now()
