@@ -55,13 +55,13 @@ func (r *Report) Markdown() string {
 		}
 	}
 	if len(r.LongSessions) > 0 {
-		b.WriteString("\n## Long session\n\n| Target | thoughts | first median ms | last median ms | last / first | 10th ms | last ms | closing thought (exports) ms |\n|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Long session\n\n| Target | thoughts | first median ms | last median ms | last / first | 10th ms | last ms | closing thought (exports) ms | read_thoughts {last: 5} p50 / p99 ms |\n|---|---|---|---|---|---|---|---|---|\n")
 		for _, l := range r.LongSessions {
-			fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.1f |\n", l.Label, l.Thoughts, l.FirstMs, l.LastMs, l.Ratio, l.TenthMs, l.LastThoughtMs, l.CloseMs)
+			fmt.Fprintf(&b, "| %s | %d | %.3f | %.3f | %.2f | %.3f | %.3f | %.1f | %s |\n", l.Label, l.Thoughts, l.FirstMs, l.LastMs, l.Ratio, l.TenthMs, l.LastThoughtMs, l.CloseMs, l.readLastCell())
 		}
 	}
 	if len(r.Listings) > 0 {
-		b.WriteString("\n## Listing with stored sessions (p50 / p99 ms)\n\n| Target | stored | list_sessions | session list | load_context | new MCP session |\n|---|---|---|---|---|---|\n")
+		b.WriteString("\n## Listing with stored sessions (p50 / p99 ms)\n\n| Target | stored | list_sessions | session list | session search | load_context | new MCP session |\n|---|---|---|---|---|---|---|\n")
 		for _, l := range r.Listings {
 			cell := func(op string) string {
 				s, ok := l.Ops[op]
@@ -70,7 +70,18 @@ func (r *Report) Markdown() string {
 				}
 				return fmt.Sprintf("%.2f / %.2f", ms(s.Latency.P50), ms(s.Latency.P99))
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", l.Label, l.Sessions, cell("list_sessions"), cell("session_list"), cell("load_context"), cell("initialize"))
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", l.title(), l.Sessions, cell("list_sessions"), cell("session_list"),
+				cell("session_search"), cell("load_context"), cell("initialize"))
+		}
+		b.WriteString("\n## Restart with the stored sessions\n\n| Target | stored | start-up until list_sessions answers ms | RSS before MB | RSS after start MB | sessions kept |\n|---|---|---|---|---|---|\n")
+		for _, l := range r.Listings {
+			if x := l.Restart; x != nil {
+				if x.Note != "" {
+					fmt.Fprintf(&b, "| %s | %d | %s | | | |\n", l.Label, l.Sessions, x.Note)
+					continue
+				}
+				fmt.Fprintf(&b, "| %s | %d | %.0f | %s | %s | %s |\n", l.Label, l.Sessions, x.StartupMs, mb(x.RSSBeforeBytes), mb(x.RSSAfterBytes), yesNo(x.Kept))
+			}
 		}
 	}
 	if line := r.observabilityLine(); line != "" {

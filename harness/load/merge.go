@@ -150,13 +150,21 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "stress %s: maximum sustainable rate %.0f calls/s\n", s.Label, s.MaxSustainable)
 	}
 	for _, l := range r.LongSessions {
-		fmt.Fprintf(&b, "long session %s: %d thoughts, last %d / first %d median cost %.2f (%.3f / %.3f ms); 10th %.3f ms, last %.3f ms; the closing thought, which exports the session, %.1f ms\n",
-			l.Label, l.Thoughts, l.Window, l.Window, l.Ratio, l.LastMs, l.FirstMs, l.TenthMs, l.LastThoughtMs, l.CloseMs)
+		fmt.Fprintf(&b, "long session %s: %d thoughts, last %d / first %d median cost %.2f (%.3f / %.3f ms); 10th %.3f ms, last %.3f ms; the closing thought, which exports the session, %.1f ms; read_thoughts {last: 5} at %d thoughts p50 / p99 %s ms\n",
+			l.Label, l.Thoughts, l.Window, l.Window, l.Ratio, l.LastMs, l.FirstMs, l.TenthMs, l.LastThoughtMs, l.CloseMs, l.Thoughts, l.readLastCell())
 	}
 	for _, l := range r.Listings {
-		fmt.Fprintf(&b, "listing %s, %d sessions:", l.Label, l.Sessions)
-		for _, op := range []string{"list_sessions", "session_list", "load_context", "initialize"} {
-			if s, ok := l.Ops[op]; ok && s.Calls > 0 {
+		if x := l.Restart; x != nil {
+			if x.Note != "" {
+				fmt.Fprintf(&b, "restart %s, %d sessions: %s\n", l.Label, l.Sessions, x.Note)
+			} else {
+				fmt.Fprintf(&b, "restart %s, %d sessions: start-up until list_sessions answers %.0f ms; RSS before %s MB, after start %s MB; sessions kept: %s\n",
+					l.Label, l.Sessions, x.StartupMs, mb(x.RSSBeforeBytes), mb(x.RSSAfterBytes), yesNo(x.Kept))
+			}
+		}
+		fmt.Fprintf(&b, "listing %s, %d sessions:", l.title(), l.Sessions)
+		for _, op := range listingOps {
+			if s, ok := l.Ops[string(op)]; ok && s.Calls > 0 {
 				fmt.Fprintf(&b, " %s p50 %.2f p99 %.2f ms;", op, ms(s.Latency.P50), ms(s.Latency.P99))
 			}
 		}

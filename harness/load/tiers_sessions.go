@@ -31,6 +31,12 @@ type LongSessionResult struct {
 	TenthMs       float64 `json:"tenthMs"`
 	LastThoughtMs float64 `json:"lastThoughtMs"`
 	CloseMs       float64 `json:"closeMs"`
+	// ReadLastP50Ms and ReadLastP99Ms are the round-trip latencies of
+	// read_thoughts {last: 5} on the finished session of Thoughts thoughts,
+	// ReadLastCalls calls one at a time on a new MCP session.
+	ReadLastP50Ms float64 `json:"readLastP50Ms"`
+	ReadLastP99Ms float64 `json:"readLastP99Ms"`
+	ReadLastCalls int     `json:"readLastCalls"`
 }
 
 // longSession runs one virtual user through one reasoning session of
@@ -43,6 +49,7 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 	steps := len(shape.Script(r.o.Seed, 0, 0))
 	var costs []time.Duration
 	var closing time.Duration
+	var session string
 	spec := PhaseSpec{Name: "long-session " + label, Label: label, Target: tg, Users: 1, Closed: true,
 		Thresholds: t.Thresholds, Verify: true, Session: &shape,
 		// initialize, the script, and the DELETE.
@@ -55,9 +62,13 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 			case s.Op == string(workload.OpClose):
 				closing = s.Done.Sub(s.Sent)
 			}
-		}}
+		},
+		OnAck: func(id string) { session = id }}
 	rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
 	out := LongSessionResult{Label: label, Thoughts: len(costs), Window: t.Window, CloseMs: ms(closing)}
+	if session != "" && ctx.Err() == nil {
+		r.measureReadLast(ctx, tg, session, &out)
+	}
 	w := min(t.Window, len(costs)/2)
 	if w == 0 {
 		return out
@@ -82,10 +93,18 @@ type ListingResult struct {
 	// more from earlier runs).
 	Created int `json:"created"`
 	// Ops holds latency summaries by operation: list_sessions, session_list,
-	// load_context and initialize (the first call of a new MCP session).
+	// session_search, load_context and initialize (the first call of a new
+	// MCP session).
 	Ops     map[string]metrics.Summary `json:"ops"`
 	Metrics *metrics.Snapshot          `json:"metrics"`
+	// AfterRestart marks the figures measured after Restart, on the
+	// restarted server (on the largest number of sessions only).
+	AfterRestart bool           `json:"afterRestart,omitempty"`
+	Restart      *RestartResult `json:"restart,omitempty"`
 }
+
+// listingOps are the operations a listing result reports.
+var listingOps = []workload.Op{workload.OpListSessions, workload.OpSessionList, workload.OpSessionSearch, workload.OpLoadContext, workload.OpInitialize}
 
 // listing stores sessions up to each of t.Sessions and measures the listing
 // operations with each number.
@@ -105,13 +124,33 @@ func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg 
 		}
 		res := ListingResult{Label: label, Sessions: n, Created: stored}
 		res.Metrics = r.measureListing(ctx, tg, ids, t.Samples)
-		res.Ops = map[string]metrics.Summary{}
-		for _, op := range []workload.Op{workload.OpListSessions, workload.OpSessionList, workload.OpLoadContext, workload.OpInitialize} {
-			res.Ops[string(op)] = res.Metrics.Op(string(op))
-		}
+		res.fillOps()
 		out = append(out, res)
 	}
-	return out
+	if len(out) == 0 || ctx.Err() != nil {
+		return out
+	}
+	// Restart on the largest number: start-up time and memory, then the
+	// listing again on the restarted server.
+	last := out[len(out)-1]
+	after := ListingResult{Label: label, Sessions: last.Sessions, Created: stored, AfterRestart: true,
+		Restart: r.measureRestart(ctx, tg, stored)}
+	after.Metrics = metrics.NewRecorder(time.Now(), 1).Snapshot(time.Now())
+	if after.Restart.Note == "" {
+		if !after.Restart.Kept {
+			ids = nil // the sessions are gone: load_context would fail
+		}
+		after.Metrics = r.measureListing(ctx, tg, ids, t.Samples)
+	}
+	after.fillOps()
+	return append(out, after)
+}
+
+func (l *ListingResult) fillOps() {
+	l.Ops = map[string]metrics.Summary{}
+	for _, op := range listingOps {
+		l.Ops[string(op)] = l.Metrics.Op(string(op))
+	}
 }
 
 // populate creates n small reasoning sessions (start_new, cipher, two
@@ -163,6 +202,11 @@ func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []str
 		return rec.Snapshot(time.Now())
 	}
 	defer c.Close()
+	// The session toolhost needs the stage start_new (or load_context) opens.
+	if err := openToolhost(ctx, c); err != nil {
+		record(workload.OpSessionList, time.Now(), err, target.ToolResult{})
+		return rec.Snapshot(time.Now())
+	}
 	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 7))
 	gw := func(op workload.Op, operation string, args map[string]any) {
 		sent := time.Now()
@@ -172,6 +216,9 @@ func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []str
 	for range samples {
 		gw(workload.OpListSessions, "list_sessions", map[string]any{})
 		gw(workload.OpSessionList, "session", map[string]any{"operation": "list", "limit": 20})
+		// Every stored session carries the project tag: the search reads
+		// them all and answers a page.
+		gw(workload.OpSessionSearch, "session", map[string]any{"operation": "search", "query": workload.Project})
 		if len(ids) > 0 {
 			gw(workload.OpLoadContext, "load_context", map[string]any{"sessionId": ids[rng.IntN(len(ids))]})
 		}

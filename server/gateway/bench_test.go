@@ -39,3 +39,32 @@ func BenchmarkCall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadLastLongSession is read_thoughts {last: 5} through the
+// gateway, without transport, on a session of 100,000 thoughts (the scale
+// target: under 1 ms).
+func BenchmarkReadLastLongSession(b *testing.B) {
+	store := memstore.New()
+	g := gateway.New(store, sessions.New(store))
+	c := gateway.NewConn(ledger.New(&ledger.Config{Store: store, Exports: export.Writer{Dir: b.TempDir()}}, nil))
+	ctx := context.Background()
+	for _, call := range []string{`{"operation":"start_new","args":{"newWork":{"project":"bench"}}}`, `{"operation":"cipher","args":{}}`} {
+		if r := g.Call(ctx, c, json.RawMessage(call)); r.IsError {
+			b.Fatal(r.FirstText())
+		}
+	}
+	thought := json.RawMessage(`{"args":{"nextThoughtNeeded":true,"thought":"a step of a long session"},"operation":"thought"}`)
+	for range 100000 {
+		if r := g.Call(ctx, c, thought); r.IsError {
+			b.Fatal(r.FirstText())
+		}
+	}
+	read := json.RawMessage(`{"args":{"last":5},"operation":"read_thoughts"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if r := g.Call(ctx, c, read); r.IsError {
+			b.Fatal(r.FirstText())
+		}
+	}
+}

@@ -26,13 +26,15 @@ const (
 	OpDelete       Op = "delete"        // closing the MCP session (HTTP DELETE)
 	OpListSessions Op = "list_sessions" // gateway list_sessions (listing tier)
 	OpLoadContext  Op = "load_context"  // gateway load_context (listing tier)
+	// OpSessionSearch is gateway session, operation search (listing tier).
+	OpSessionSearch Op = "session_search"
 )
 
 // Ops lists every operation label, the values an op tag of a threshold
 // selector may take.
 var Ops = []Op{
 	OpStartNew, OpCipher, OpThought, OpBranch, OpRevision, OpReadThoughts, OpGetStructure,
-	OpSessionList, OpSessionGet, OpClose, OpInitialize, OpDelete, OpListSessions, OpLoadContext,
+	OpSessionList, OpSessionGet, OpClose, OpInitialize, OpDelete, OpListSessions, OpLoadContext, OpSessionSearch,
 }
 
 // Tool is the MCP tool every step calls.

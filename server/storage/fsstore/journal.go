@@ -32,21 +32,22 @@ type record struct {
 	Node    *storage.Node    `json:"node,omitempty"`
 }
 
-// appendRecord appends r to the journal in dir with one write.
-func appendRecord(dir string, r record) error {
+// appendRecord appends r to the journal in dir with one write and returns
+// the length of the line it wrote.
+func appendRecord(dir string, r record) (int64, error) {
 	line, err := json.Marshal(r)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	path := filepath.Join(dir, journalName)
 	fd, err := sysOpen(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	werr := sysWrite(fd, path, append(line, '\n'))
 	cerr := sysClose(fd, path)
 	if werr != nil {
-		return werr
+		return 0, werr
 	}
-	return cerr
+	return int64(len(line)) + 1, cerr
 }

@@ -38,24 +38,42 @@ func (s *Store) loadSession(dir, partition string) (l loaded, skip bool) {
 	if owned {
 		s.removeSessionTemps(dir)
 	}
-	var m manifest
-	merr := readJSON(filepath.Join(dir, "manifest.json"), &m)
-	tail, jerr := readJournalFrom(dir, 0)
-	fail := func(reason string) (loaded, bool) {
+	chain, damage := s.readChain(sf)
+	if chain == nil {
 		if owned {
 			_ = sf.lock.release()
 		}
-		return loaded{damage: reason}, !owned
+		return loaded{damage: damage}, !owned
 	}
+	sf.chain = chain
+	if owned {
+		s.verify(sf)
+		if !sf.hasWork() {
+			// Nothing to repair: leave the session to whoever opens it.
+			s.disown(sf)
+		}
+	}
+	return loaded{sf: sf, chain: chain}, false
+}
+
+// readChain reads a session's manifest and journal (or, without a journal,
+// its thought files) into a new chain. When this process owns the session
+// it also cuts a torn last journal line and notes which files to rewrite.
+// It returns why the session cannot be read at all when it cannot.
+func (s *Store) readChain(sf *sessionFiles) (*storage.Chain, string) {
+	dir, owned := sf.dir, sf.owned
+	var m manifest
+	merr := readJSON(filepath.Join(dir, "manifest.json"), &m)
+	tail, jerr := readJournalFrom(dir, 0)
 	var chain *storage.Chain
 	switch {
 	case errors.Is(jerr, errNoJournal):
 		if merr != nil {
-			return fail(manifestProblem(dir, merr) + " and there is no journal")
+			return nil, manifestProblem(dir, merr) + " and there is no journal"
 		}
 		chain = s.loadFromFiles(sf, m)
 	case jerr != nil:
-		return fail("Journal unreadable: " + jerr.Error())
+		return nil, "Journal unreadable: " + jerr.Error()
 	default:
 		if tail.torn > 0 && tail.corrupt == nil && owned {
 			s.dropTorn(sf, tail.consumed, tail.torn)
@@ -68,7 +86,7 @@ func (s *Store) loadSession(dir, partition string) (l loaded, skip bool) {
 		sf.offset = tail.consumed
 		if chain == nil {
 			if merr != nil {
-				return fail("journal has no session record and " + manifestProblem(dir, merr))
+				return nil, "journal has no session record and " + manifestProblem(dir, merr)
 			}
 			// The session record was lost (torn first write): fall back to the manifest.
 			chain = s.loadFromFiles(sf, m)
@@ -82,24 +100,28 @@ func (s *Store) loadSession(dir, partition string) (l loaded, skip bool) {
 			chain.SetMetadata(sess)
 		}
 		sess := chain.Session()
+		sf.mu.Lock()
 		sf.setMeta(&sess)
 		if merr != nil || m.JournalSeq != sf.seq {
 			sf.manifestDirty = true
 		}
+		sf.mu.Unlock()
 		if tail.corrupt != nil {
 			sf.problem("Journal damaged: " + tail.corrupt.Error() + "; thoughts recorded after it may be missing")
 			s.salvage(sf, chain, m)
 		}
 	}
-	sf.chain = chain
 	if owned {
-		s.verify(sf)
-		if !sf.hasWork() {
-			// Nothing to repair: leave the session to whoever opens it.
-			s.disown(sf)
+		sf.mu.Lock()
+		sf.jlen = journalSize(dir)
+		if merr == nil && m.JournalBytes != sf.jlen && sf.seq > 0 {
+			// The manifest gains (or corrects) its journal length, so that
+			// the next start-up can list the session from it alone.
+			sf.manifestDirty = true
 		}
+		sf.mu.Unlock()
 	}
-	return loaded{sf: sf, chain: chain}, false
+	return chain, ""
 }
 
 // dropTorn cuts the torn last line of an owned session's journal and
@@ -184,7 +206,9 @@ func (s *Store) loadFromFiles(sf *sessionFiles, m manifest) *storage.Chain {
 			loadedNodes = append(loadedNodes, n)
 		}
 	}
+	sf.mu.Lock()
 	sf.setMeta(&sess)
+	sf.mu.Unlock()
 	if len(sf.problems()) > 0 || !sf.owned {
 		return chain
 	}
@@ -217,7 +241,9 @@ func (s *Store) loadFile(sf *sessionFiles, rel string) (storage.Node, bool) {
 	if after, ok := strings.CutPrefix(rel, "branches/"); ok {
 		bid = filepath.Dir(after)
 	}
+	sf.mu.Lock()
 	sf.files.add(bid, filepath.Base(rel))
+	sf.mu.Unlock()
 	var n storage.Node
 	if err := readJSON(filepath.Join(sf.dir, rel), &n); err != nil {
 		if errors.Is(err, os.ErrNotExist) {

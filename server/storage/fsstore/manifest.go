@@ -22,6 +22,12 @@ type manifest struct {
 	// JournalSeq is not in the original layout: every journal record up to
 	// this sequence number is materialised in the session's files.
 	JournalSeq int `json:"journalSeq,omitempty"`
+	// JournalBytes is not in the original layout either: the journal's
+	// length when it ended with record JournalSeq. A journal of exactly
+	// this length holds nothing the files lack, so start-up can list the
+	// session from this manifest without reading its journal (see
+	// summary.go).
+	JournalBytes int64 `json:"journalBytes,omitempty"`
 }
 
 type manifestMetadata struct {

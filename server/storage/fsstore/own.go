@@ -71,7 +71,8 @@ func (s *Store) takeOver(sf *sessionFiles) {
 	var m manifest
 	merr := readJSON(filepath.Join(sf.dir, "manifest.json"), &m)
 	sf.mu.Lock()
-	if merr != nil || m.JournalSeq != sf.seq {
+	sf.jlen = journalSize(sf.dir)
+	if merr != nil || m.JournalSeq != sf.seq || m.JournalBytes != sf.jlen {
 		sf.manifestDirty = true
 	}
 	sf.mu.Unlock()

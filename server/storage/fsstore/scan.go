@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -66,10 +69,15 @@ func (s *Store) scan(startup bool) {
 			s.log.Warn("cannot read partition", "dir", dir, "err", err)
 			continue
 		}
+		var dirs []string
 		for _, sub := range subs {
 			if sub.IsDir() {
-				settled = s.loadDir(filepath.Join(dir, sub.Name()), e.Name()) && settled
+				dirs = append(dirs, filepath.Join(dir, sub.Name()))
 			}
+		}
+		summaries := s.readSummaries(dirs)
+		for i, d := range dirs {
+			settled = s.loadDirWith(d, e.Name(), &summaries[i]) && settled
 		}
 		s.dirs.remember(dir, mtime, readAt, settled)
 	}
@@ -82,12 +90,27 @@ func (s *Store) scan(startup bool) {
 // left for a later scan (a session another process is still creating).
 // Caller holds loadMu.
 func (s *Store) loadDir(dir, partition string) bool {
+	return s.loadDirWith(dir, partition, nil)
+}
+
+// loadDirWith is loadDir with the session's summary read already (nil: read
+// it now). A session whose manifest is up to date with its journal is
+// registered from the manifest alone (see summary.go).
+func (s *Store) loadDirWith(dir, partition string, pre *summaryRead) bool {
 	id := filepath.Base(dir)
-	s.mu.Lock()
-	_, known := s.files[id]
-	_, bad := s.damaged[id]
-	s.mu.Unlock()
-	if known || bad {
+	if s.registered(id) {
+		return true
+	}
+	if pre == nil {
+		pre = &summaryRead{}
+		pre.m, pre.ok = readSummary(dir)
+	}
+	if pre.ok {
+		sf := s.summaryOf(dir, partition, pre.m)
+		s.mu.Lock()
+		s.files[id] = sf
+		s.mu.Unlock()
+		s.reg.Add(sf.chain)
 		return true
 	}
 	if !isSessionDir(dir) {
@@ -113,6 +136,53 @@ func (s *Store) loadDir(dir, partition string) bool {
 	s.reg.Add(l.chain)
 	s.noteDamageLocked(l.sf)
 	return true
+}
+
+// registered reports whether the store has the session, loaded or known to
+// be damaged, without looking on disk.
+func (s *Store) registered(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, known := s.files[id]
+	_, bad := s.damaged[id]
+	return known || bad
+}
+
+// summaryRead is a session's manifest as readSummary read it.
+type summaryRead struct {
+	m  manifest
+	ok bool
+}
+
+// readSummaries reads the manifests of the session directories the store
+// does not know yet, several at a time: at start-up that is every session.
+func (s *Store) readSummaries(dirs []string) []summaryRead {
+	out := make([]summaryRead, len(dirs))
+	var todo []int
+	for i, d := range dirs {
+		if !s.registered(filepath.Base(d)) {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(len(todo)/64+1, 2*runtime.GOMAXPROCS(0))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(todo) {
+					return
+				}
+				i := todo[k]
+				out[i].m, out[i].ok = readSummary(dirs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // noteDamageLocked records the session's load problems as damage. Caller
@@ -227,6 +297,11 @@ func (s *Store) find(id string) (*sessionFiles, *storage.Chain, error) {
 	if sf == nil {
 		return nil, nil, storage.NotFound(id)
 	}
+	s.load(sf)
+	if sf.brokenReason() != "" {
+		// Like a session start-up could not read: Integrity says why.
+		return nil, nil, storage.NotFound(id)
+	}
 	return sf, sf.chain, nil
 }
 
@@ -248,7 +323,11 @@ func (s *Store) refresh(sf *sessionFiles) {
 	if err != nil {
 		return
 	}
-	s.apply(sf, sf.chain, tail.records, 0)
+	if sf.summary.Load() {
+		s.refreshSummary(sf, tail.records)
+	} else {
+		s.apply(sf, sf.chain, tail.records, 0)
+	}
 	sf.offset += tail.consumed
 	if tail.corrupt != nil {
 		sf.problem("Journal damaged: " + tail.corrupt.Error() + "; thoughts recorded after it may be missing")

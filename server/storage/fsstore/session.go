@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -60,6 +61,18 @@ type sessionFiles struct {
 	tailMu sync.Mutex
 	offset int64
 	chain  *storage.Chain
+
+	// jlen is the journal's length up to record seq while this process
+	// owns the session (under mu); manifests record it (JournalBytes).
+	jlen int64
+	// summary is true while chain holds only the session's metadata, read
+	// from its manifest at start-up: the thoughts are read on first use
+	// (see summary.go). summaryBranches are the branch ids the summary
+	// counts (under tailMu); broken is why the thoughts could not be read
+	// ("" when they could; under mu).
+	summary         atomic.Bool
+	summaryBranches map[string]bool
+	broken          string
 }
 
 // pendingFile is the latest content of a thought file still to be written.
@@ -111,10 +124,12 @@ func (sf *sessionFiles) journal(r record) error {
 		return errNotOpen
 	}
 	r.Seq = sf.seq + 1
-	if err := appendRecord(sf.dir, r); err != nil {
+	n, err := appendRecord(sf.dir, r)
+	if err != nil {
 		return err
 	}
 	sf.seq++
+	sf.jlen += n
 	switch sf.durability {
 	case DurabilityAlways:
 		if err := syncJournal(sf); err != nil {
@@ -189,6 +204,9 @@ func (sf *sessionFiles) materialize() error {
 	sf.manifestDirty = false
 	main, branches := sf.files.lists()
 	m := manifest{ID: sf.id, Version: manifestVersion, ThoughtFiles: main, BranchFiles: branches, Metadata: sf.meta, JournalSeq: sf.seq}
+	if sf.owned {
+		m.JournalBytes = sf.jlen
+	}
 	sf.mu.Unlock()
 
 	ids := make([]string, 0, len(batch))

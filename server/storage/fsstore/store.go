@@ -232,6 +232,13 @@ func (s *Store) Integrity(id string) Integrity {
 	reason, damaged := s.damaged[id]
 	s.mu.Unlock()
 	if sf != nil {
+		s.load(sf)
+		if reason := sf.brokenReason(); reason != "" {
+			res := missingIntegrity(id)
+			res.SessionExists = true
+			res.Errors = []string{reason}
+			return res
+		}
 		sf.mu.Lock()
 		owned := sf.owned
 		sf.mu.Unlock()
