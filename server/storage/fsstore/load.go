@@ -112,13 +112,12 @@ func (s *Store) readChain(sf *sessionFiles) (*storage.Chain, string) {
 		}
 	}
 	if owned {
+		// The journal's length goes into the manifest at the session's
+		// next write (a start-up writes nothing for it: reading a session
+		// must not change its files), and from then on start-ups list
+		// the session from its manifest alone.
 		sf.mu.Lock()
 		sf.jlen = journalSize(dir)
-		if merr == nil && m.JournalBytes != sf.jlen && sf.seq > 0 {
-			// The manifest gains (or corrects) its journal length, so that
-			// the next start-up can list the session from it alone.
-			sf.manifestDirty = true
-		}
 		sf.mu.Unlock()
 	}
 	return chain, ""

@@ -106,6 +106,9 @@ func (s *Store) loadDirWith(dir, partition string, pre *summaryRead) bool {
 		pre.m, pre.ok = readSummary(dir)
 	}
 	if pre.ok {
+		// Stray temporary files go at start-up (D15) whether or not the
+		// session is read: their names say whether their writer lives.
+		s.removeSessionTemps(dir)
 		sf := s.summaryOf(dir, partition, pre.m)
 		s.mu.Lock()
 		s.files[id] = sf
