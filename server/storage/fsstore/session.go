@@ -62,8 +62,8 @@ type sessionFiles struct {
 	offset int64
 	chain  *storage.Chain
 
-	// jlen is the journal's length up to record seq while this process
-	// owns the session (under mu); manifests record it (JournalBytes).
+	// jlen is the journal's length up to record seq as this process last
+	// knew it (under mu); manifests record it (JournalBytes).
 	jlen int64
 	// summary is true while chain holds only the session's metadata, read
 	// from its manifest at start-up: the thoughts are read on first use
@@ -204,7 +204,9 @@ func (sf *sessionFiles) materialize() error {
 	sf.manifestDirty = false
 	main, branches := sf.files.lists()
 	m := manifest{ID: sf.id, Version: manifestVersion, ThoughtFiles: main, BranchFiles: branches, Metadata: sf.meta, JournalSeq: sf.seq}
-	if sf.owned {
+	if sf.jlen > 0 {
+		// The length this process last knew with seq; a reader whose
+		// journal has another length reads the session whole.
 		m.JournalBytes = sf.jlen
 	}
 	sf.mu.Unlock()
