@@ -43,6 +43,7 @@ type Store struct {
 	log      *slog.Logger
 	lockWait time.Duration
 	fullSync bool
+	ckpt     *checkpointer
 
 	// loadMu serialises reading a session's thoughts for the first time,
 	// so that every caller gets the same chain.
@@ -146,6 +147,7 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if s.db, err = openDB(s.path, s.fullSync); err != nil {
 		return nil, err
 	}
+	s.ckpt = startCheckpointer(s.path)
 	// The index is read in the background, so that the start does not
 	// wait for it and the first List usually does not either.
 	s.warming.Add(1)
@@ -331,7 +333,7 @@ func (s *Store) Close() error {
 		}
 		st.ownMu.Unlock()
 	}
-	return s.db.Close()
+	return errors.Join(s.ckpt.close(), s.db.Close())
 }
 
 var (
