@@ -200,7 +200,11 @@ func (sf *sessionFiles) materialize() error {
 	sf.mu.Lock()
 	batch := sf.pending
 	sf.pending = map[string]pendingFile{}
-	writeManifest := sf.manifestDirty
+	// Only the process that owns the session writes its manifest: a
+	// reader (a session it loaded, or listed from its manifest and read on
+	// first use) must not change its files; the next owner rewrites a
+	// manifest that lags the journal when it takes the session over.
+	writeManifest := sf.manifestDirty && sf.owned
 	sf.manifestDirty = false
 	main, branches := sf.files.lists()
 	m := manifest{ID: sf.id, Version: manifestVersion, ThoughtFiles: main, BranchFiles: branches, Metadata: sf.meta, JournalSeq: sf.seq}
