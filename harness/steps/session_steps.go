@@ -257,14 +257,20 @@ func (w *World) lookup(path string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cur any = m
+	return walk(m, path, "the answer", w.last.Text())
+}
+
+// walk follows a dotted path of object keys from root; what names the
+// document in errors, text is shown (clipped) when a key is missing.
+func walk(root any, path, what, text string) (any, error) {
+	cur := root
 	for _, part := range strings.Split(path, ".") {
 		obj, ok := cur.(map[string]any)
 		if !ok {
 			return nil, fmt.Errorf("%s: %q is not inside an object", path, part)
 		}
 		if cur, ok = obj[part]; !ok {
-			return nil, fmt.Errorf("the answer has no %q: %s", path, clipText(w.last.Text()))
+			return nil, fmt.Errorf("%s has no %q: %s", what, path, clipText(text))
 		}
 	}
 	return cur, nil
@@ -275,6 +281,11 @@ func (w *World) answerHasEqual(path, literal string) error {
 	if err != nil {
 		return err
 	}
+	return w.jsonEqual(path, got, literal)
+}
+
+// jsonEqual compares a looked-up value with the step's JSON literal.
+func (w *World) jsonEqual(path string, got any, literal string) error {
 	var want any
 	if err := json.Unmarshal([]byte(w.expand(literal)), &want); err != nil {
 		return fmt.Errorf("the step's value %s is not JSON", literal)

@@ -195,16 +195,7 @@ func (w *World) resourceLookup(path string) (any, error) {
 	if err := json.Unmarshal([]byte(w.resource), &cur); err != nil {
 		return nil, fmt.Errorf("the resource is not JSON: %s", clipText(w.resource))
 	}
-	for _, part := range strings.Split(path, ".") {
-		obj, ok := cur.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: %q is not inside an object", path, part)
-		}
-		if cur, ok = obj[part]; !ok {
-			return nil, fmt.Errorf("the resource has no %q: %s", path, clipText(w.resource))
-		}
-	}
-	return cur, nil
+	return walk(cur, path, "the resource", w.resource)
 }
 
 func (w *World) resourceJSONIs(path, literal string) error {
@@ -212,14 +203,7 @@ func (w *World) resourceJSONIs(path, literal string) error {
 	if err != nil {
 		return err
 	}
-	var want any
-	if err := json.Unmarshal([]byte(w.expand(literal)), &want); err != nil {
-		return fmt.Errorf("the step's value %s is not JSON", literal)
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		return fmt.Errorf("%s is %v, want %v", path, got, want)
-	}
-	return nil
+	return w.jsonEqual(path, got, literal)
 }
 
 func (w *World) resourceJSONItems(path string, n int) error {
