@@ -1,7 +1,6 @@
 package knowledge
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -66,13 +65,21 @@ var indexSuffixes = []string{"", "-journal", "-wal", "-shm"}
 // index can always be rebuilt from graph.jsonl, so SQLite does not fsync it;
 // every write happens under the directory lock, so one connection per
 // process is enough.
+//
+// The index is in WAL mode: a commit appends to the open -wal file instead
+// of creating a rollback journal each time, and a crash leaves the index at
+// its last whole commit (the frames are checksummed), behind graph.jsonl,
+// which sync then applies. A process closes its connection when another
+// process has replaced memory.db by a rebuilt one; SQLite notices that the
+// file it had open was moved and then leaves the -wal of the new one alone.
 func openIndex(path string) (*sql.DB, error) {
-	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(PERSIST)&_pragma=synchronous(OFF)"
+	dsn := "file:" + path + "?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(OFF)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
 	for _, stmt := range schema {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
@@ -226,6 +233,3 @@ func removeIndex(path string) error {
 	}
 	return errors.Join(errs...)
 }
-
-// beginTx starts a transaction on db.
-func beginTx(db *sql.DB) (*sql.Tx, error) { return db.BeginTx(context.Background(), nil) }

@@ -43,6 +43,7 @@ type Store struct {
 	lock   *flock.Flock
 	file   *os.File // graph.jsonl, opened for appending
 	db     *sql.DB
+	stmts  *statements // db's prepared statements
 	dbFile os.FileInfo // the memory.db this process has open
 	// q is the transaction of the operation running under the lock.
 	q querier
@@ -163,7 +164,7 @@ func (s *Store) withLock(f func() error) error {
 // appended to graph.jsonl is cut off again.
 func (s *Store) inTx(f func() error) error {
 	s.appendedAt = -1
-	tx, err := beginTx(s.db)
+	tx, err := begin(s.stmts)
 	if err != nil {
 		return ixErr(err)
 	}
@@ -243,7 +244,7 @@ func (s *Store) reopen(info os.FileInfo) error {
 		db.Close()
 		return err
 	}
-	s.db, s.dbFile = db, info
+	s.db, s.stmts, s.dbFile = db, newStatements(db), info
 	return nil
 }
 
@@ -323,7 +324,7 @@ func (s *Store) apply(from position, size int64) error {
 	if _, err := s.file.ReadAt(data, from.Offset); err != nil {
 		return err
 	}
-	tx, err := beginTx(s.db)
+	tx, err := begin(s.stmts)
 	if err != nil {
 		return err
 	}
@@ -392,7 +393,7 @@ func (s *Store) rebuild() error {
 		db.Close()
 		return err
 	}
-	s.db, s.dbFile = db, info
+	s.db, s.stmts, s.dbFile = db, newStatements(db), info
 	size, err := s.repairTail()
 	if err != nil {
 		return err

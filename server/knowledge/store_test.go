@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -364,5 +365,48 @@ func TestAnIndexOfAnotherFileIsRebuilt(t *testing.T) {
 	s2 := open(t, dir)
 	if l, _ := s2.ListEntities(ListFilter{}); len(l) != 1 {
 		t.Fatalf("index not rebuilt for the new file: %v", l)
+	}
+}
+
+// warnings records the warnings a store logs.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, string(p))
+	return len(p), nil
+}
+
+// A process that closes its connection to an index another process has
+// replaced (rebuilt) leaves the new index's WAL alone: the new index keeps
+// what was committed to it, so this process opens it without rebuilding it
+// again, and both see every entity.
+func TestClosingAReplacedIndexLeavesTheNewOneWhole(t *testing.T) {
+	dir := t.TempDir()
+	a := open(t, dir)
+	var bLog warnings
+	b := open(t, dir, WithLogger(slog.New(slog.NewTextHandler(&bLog, nil))))
+	mustEntity(t, a, "one", "Concept")
+	mustEntity(t, b, "two", "Concept")
+	// a rebuilds the index; its commits stay in the new file's -wal.
+	// (Moved aside rather than removed, so that the new file can not get
+	// the old one's inode number.)
+	if err := os.Rename(filepath.Join(dir, IndexName), filepath.Join(t.TempDir(), IndexName)); err != nil {
+		t.Fatal(err)
+	}
+	mustEntity(t, a, "three", "Concept")
+	// b notices the new file and closes its connection to the old one.
+	mustEntity(t, b, "four", "Concept")
+	if len(bLog.msgs) > 0 {
+		t.Fatalf("b rebuilt the index a had just rebuilt: %v", bLog.msgs)
+	}
+	for _, s := range []*Store{a, b} {
+		if st, err := s.Stats(); err != nil || st.EntityCounts["Concept"] != 4 {
+			t.Fatalf("stats: %+v %v", st, err)
+		}
 	}
 }
