@@ -129,13 +129,13 @@ func openToolhost(ctx context.Context, c *target.Conn) error {
 // tier times on the finished session.
 const readLastSamples = 200
 
-// measureReadLast loads the long session on a new MCP session and times
-// read_thoughts {last: 5}, one call at a time.
-func (r *runner) measureReadLast(ctx context.Context, tg target.Target, session string, out *LongSessionResult) {
+// measureReadLast loads the long session on a new MCP session of tg and
+// times read_thoughts {last: 5}, one call at a time.
+func (r *runner) measureReadLast(ctx context.Context, tg target.Target, session, label string) (ReadLastFigures, bool) {
 	c, err := target.Connect(ctx, tg, transcript.Discard(), target.ConnOptions{})
 	if err != nil {
-		r.errors.Notef("long session %s: read_thoughts: %v", out.Label, err)
-		return
+		r.errors.Notef("long session %s: read_thoughts: %v", label, err)
+		return ReadLastFigures{}, false
 	}
 	defer c.Close()
 	for _, step := range []struct {
@@ -147,8 +147,8 @@ func (r *runner) measureReadLast(ctx context.Context, tg target.Target, session 
 			err = errors.New(res.Text())
 		}
 		if err != nil {
-			r.errors.Notef("long session %s: %s before read_thoughts: %v", out.Label, step.op, err)
-			return
+			r.errors.Notef("long session %s: %s before read_thoughts: %v", label, step.op, err)
+			return ReadLastFigures{}, false
 		}
 	}
 	var ds []time.Duration
@@ -157,15 +157,13 @@ func (r *runner) measureReadLast(ctx context.Context, tg target.Target, session 
 		res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "read_thoughts", "args": map[string]any{"last": 5}})
 		d := time.Since(sent)
 		if err != nil || res.IsError {
-			r.errors.Notef("long session %s: read_thoughts {last: 5}: %v %s", out.Label, err, res.Text())
-			return
+			r.errors.Notef("long session %s: read_thoughts {last: 5}: %v %s", label, err, res.Text())
+			return ReadLastFigures{}, false
 		}
 		ds = append(ds, d)
 	}
 	slices.Sort(ds)
-	out.ReadLastCalls = len(ds)
-	out.ReadLastP50Ms = ms(ds[len(ds)/2])
-	out.ReadLastP99Ms = ms(ds[(len(ds)*99)/100])
+	return ReadLastFigures{P50Ms: ms(ds[len(ds)/2]), P99Ms: ms(ds[(len(ds)*99)/100]), Calls: len(ds)}, true
 }
 
 // title names a listing result in tables: its label, marked when it was
@@ -178,12 +176,16 @@ func (l ListingResult) title() string {
 }
 
 // readLastCell renders the read_thoughts {last: 5} figures ("—" when they
-// were not measured).
+// were not measured), the direct ones beside them when there are some.
 func (l LongSessionResult) readLastCell() string {
 	if l.ReadLastCalls == 0 {
 		return "—"
 	}
-	return fmt.Sprintf("%.3f / %.3f", l.ReadLastP50Ms, l.ReadLastP99Ms)
+	cell := fmt.Sprintf("%.3f / %.3f", l.ReadLastP50Ms, l.ReadLastP99Ms)
+	if d := l.ReadLastDirect; d != nil {
+		cell += fmt.Sprintf(" (direct %.3f / %.3f)", d.P50Ms, d.P99Ms)
+	}
+	return cell
 }
 
 func mb(bytes int64) string {

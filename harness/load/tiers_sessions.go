@@ -37,6 +37,17 @@ type LongSessionResult struct {
 	ReadLastP50Ms float64 `json:"readLastP50Ms"`
 	ReadLastP99Ms float64 `json:"readLastP99Ms"`
 	ReadLastCalls int     `json:"readLastCalls"`
+	// ReadLastDirect is the same measurement straight to the server, when
+	// the tier ran through a sidecar: a proxy hop costs about as much as
+	// this call, and the server's own figure is the one without it.
+	ReadLastDirect *ReadLastFigures `json:"readLastDirect,omitempty"`
+}
+
+// ReadLastFigures are the round-trip latencies of read_thoughts {last: 5}.
+type ReadLastFigures struct {
+	P50Ms float64 `json:"p50Ms"`
+	P99Ms float64 `json:"p99Ms"`
+	Calls int     `json:"calls"`
 }
 
 // longSession runs one virtual user through one reasoning session of
@@ -67,7 +78,14 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 	rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
 	out := LongSessionResult{Label: label, Thoughts: len(costs), Window: t.Window, CloseMs: ms(closing)}
 	if session != "" && ctx.Err() == nil {
-		r.measureReadLast(ctx, tg, session, &out)
+		if f, ok := r.measureReadLast(ctx, tg, session, out.Label); ok {
+			out.ReadLastP50Ms, out.ReadLastP99Ms, out.ReadLastCalls = f.P50Ms, f.P99Ms, f.Calls
+		}
+		if inner := target.Unwrap(tg); inner != tg {
+			if f, ok := r.measureReadLast(ctx, inner, session, out.Label+" (direct)"); ok {
+				out.ReadLastDirect = &f
+			}
+		}
 	}
 	w := min(t.Window, len(costs)/2)
 	if w == 0 {
