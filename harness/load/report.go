@@ -81,6 +81,9 @@ type Stat struct {
 	RangeOnly bool    `json:"rangeOnly,omitempty"`
 }
 
+// Summarize returns the median of values with its confidence interval.
+func Summarize(values []float64) Stat { return stat(values) }
+
 func stat(values []float64) Stat {
 	if len(values) == 0 {
 		return Stat{}

@@ -1,53 +1,71 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
+	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
 )
 
 type options struct {
-	requests, sessions, rounds int
-	duration                   time.Duration
-	upstream                   string
-	// inProcess puts the proxy in front of the server's handler through
+	levels   []int // numbers of parallel sessions
+	rounds   int
+	duration time.Duration
+	upstream string
+	// inProcess puts the proxies in front of the server's handler through
 	// sidecar.HandlerTransport instead of over TCP.
 	inProcess bool
-	// server is "reference" (the Thoughtbox reference server, memory
-	// storage) or "test" (sidecartest).
-	server string
-	// storage is the reference server's backend.
-	storage string
+	// server is "reference" (the Thoughtbox reference server) or "test"
+	// (sidecartest); storage is the reference server's backend.
+	server, storage string
 	// op is the gateway operation of the load: "get_state" (the cheapest)
 	// or "thought" (what reasoning clients mostly send; sessions are
 	// brought to stage cipher_loaded first).
 	op string
 }
 
+// The measured paths, in the order of the table.
+const (
+	direct = iota
+	bare
+	proxied
+	numPaths
+)
+
+var pathNames = [numPaths]string{"direct", "bare proxy", "sidecar"}
+
+// cell is one path's figures at one number of sessions.
+type cell struct {
+	rps  []float64          // calls/s per round
+	p50  []float64          // median latency per round, µs
+	hist *metrics.Histogram // every call's latency
+}
+
+// level is the figures at one number of sessions.
+type level struct {
+	sessions int
+	cells    [numPaths]cell
+}
+
 type result struct {
-	mode                  string
-	direct, proxied       []time.Duration // sequential latencies
-	directRPS, proxiedRPS []float64       // per round
-	ratios                []float64       // proxied/direct per round
-	sessions              int
-	counted               int64
-	sent                  int64
+	mode     string
+	op       string
+	rounds   int
+	duration time.Duration
+	levels   []level
+	sent     int64 // calls sent through the sidecar
+	counted  int64 // requests the sidecar counted meanwhile
 }
 
 // serve serves h on a loopback port and returns its base URL.
@@ -56,293 +74,138 @@ func serve(h http.Handler) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: h}
+	srv := &http.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+}
+
+// builtIn starts the built-in server and returns its handler and a
+// function that releases it.
+func builtIn(o options) (http.Handler, func(), error) {
+	switch o.server {
+	case "reference":
+		cfg := mcpserver.Defaults()
+		cfg.Storage, cfg.DisableThoughtLogging = o.storage, true
+		dir, err := os.MkdirTemp("", "overhead-")
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.DataDir = dir
+		ref, err := mcpserver.New(cfg, mcpserver.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		return ref.Handler(), func() { _ = ref.Close(); os.RemoveAll(dir) }, nil
+	case "test":
+		return sidecartest.New().Handler(), func() {}, nil
+	}
+	return nil, nil, fmt.Errorf("unknown server %q", o.server)
+}
+
+// bareProxy is the ceiling the sidecar is held to: the standard library's
+// reverse proxy to target's host (the path is the client's) with a
+// keep-alive pool as large as the sidecar's, flushing every write (SSE),
+// and nothing else.
+func bareProxy(target *url.URL, rt http.RoundTripper) http.Handler {
+	host := &url.URL{Scheme: target.Scheme, Host: target.Host}
+	if rt == nil {
+		rt = &http.Transport{
+			MaxIdleConns:        1024,
+			MaxIdleConnsPerHost: 1024,
+			IdleConnTimeout:     90 * time.Second,
+			DisableCompression:  true,
+		}
+	}
+	return &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(host); r.Out.Host = host.Host },
+		Transport:     rt,
+		FlushInterval: -1,
+		ErrorLog:      log.New(io.Discard, "", 0),
+	}
 }
 
 func run(o options) (*result, error) {
 	endpoint := o.upstream
 	var handler http.Handler
 	if endpoint == "" {
-		switch o.server {
-		case "reference":
-			cfg := mcpserver.Defaults()
-			cfg.Storage, cfg.DisableThoughtLogging = o.storage, true
-			dir, err := os.MkdirTemp("", "overhead-")
-			if err != nil {
-				return nil, err
-			}
-			defer os.RemoveAll(dir)
-			cfg.DataDir = dir
-			ref, err := mcpserver.New(cfg, mcpserver.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-			if err != nil {
-				return nil, err
-			}
-			defer ref.Close()
-			handler = ref.Handler()
-		case "test":
-			handler = sidecartest.New().Handler()
-		default:
-			return nil, fmt.Errorf("unknown server %q", o.server)
+		h, release, err := builtIn(o)
+		if err != nil {
+			return nil, err
 		}
-		base, stop, err := serve(handler)
+		defer release()
+		base, stop, err := serve(h)
 		if err != nil {
 			return nil, err
 		}
 		defer stop()
-		endpoint = base + sidecartest.Path
+		handler, endpoint = h, base+sidecartest.Path
 	}
-	cfg := sidecar.Config{
-		Upstream:   endpoint,
-		ServerName: "overhead",
-		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	target, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, err
 	}
-	mode := "network: client -> proxy -> server, each hop over loopback TCP"
+	cfg := sidecar.Config{Upstream: endpoint, ServerName: "overhead", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	var bareRT http.RoundTripper
+	mode := "network: client -> [proxy ->] server, each hop over loopback TCP"
 	if o.inProcess {
 		if handler == nil {
-			return nil, fmt.Errorf("-inprocess needs the built-in server")
+			return nil, fmt.Errorf("-mode inprocess needs the built-in server")
 		}
-		cfg.Transport = sidecar.HandlerTransport(handler)
-		mode = "in-process: client -> proxy over loopback TCP, proxy -> server handler in the same process"
+		cfg.Transport, bareRT = sidecar.HandlerTransport(handler), sidecar.HandlerTransport(handler)
+		mode = "in-process: client -> [proxy over loopback TCP ->] server handler in the proxy's process"
 	}
 	p, err := sidecar.New(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	pbase, stop, err := serve(p.Handler())
-	if err != nil {
-		return nil, err
+	var urls [numPaths]string
+	urls[direct] = endpoint
+	for i, h := range map[int]http.Handler{bare: bareProxy(target, bareRT), proxied: p.Handler()} {
+		base, stop, err := serve(h)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		urls[i] = base + target.Path
 	}
-	defer stop()
-	u, _ := urlPath(endpoint)
-	proxied := pbase + u
-
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}}
 	if o.upstream == "" {
-		mode += ", server: " + o.server
+		mode += "; server: " + o.server
 	}
-	res := &result{sessions: o.sessions, mode: mode}
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, DisableCompression: true}}
+	res := &result{mode: mode, op: o.op, rounds: o.rounds, duration: o.duration}
 
-	// Latency: one session per path, requests interleaved so that both
-	// paths see the same machine state.
-	d, err := openSession(hc, endpoint, o.op)
-	if err != nil {
-		return nil, err
-	}
-	x, err := openSession(hc, proxied, o.op)
-	if err != nil {
-		return nil, err
-	}
-	for range 200 { // warm-up
-		_, _ = d.call()
-		_, _ = x.call()
-	}
-	for i := range o.requests {
-		first, second := d, x
-		if i%2 == 1 {
-			first, second = x, d
-		}
-		for _, s := range []*session{first, second} {
-			lat, err := s.call()
-			if err != nil {
-				return nil, err
-			}
-			if s == d {
-				res.direct = append(res.direct, lat)
-			} else {
-				res.proxied = append(res.proxied, lat)
-			}
+	// Warm-up: every path's connections, pools and caches.
+	for _, u := range urls {
+		if _, err := load(hc, u, max(o.levels[0], 8), 300*time.Millisecond, o.op); err != nil {
+			return nil, err
 		}
 	}
-
-	// Throughput: parallel sessions, closed loop. Each round measures both
-	// paths back to back (the order alternating), so that the machine's
-	// drift affects both sides of a round's ratio alike.
 	before := p.Counts().Total()
-	for round := range o.rounds {
-		targets := []string{endpoint, proxied}
-		if round%2 == 1 {
-			targets = []string{proxied, endpoint}
+	for _, n := range o.levels {
+		lv := level{sessions: n}
+		for i := range lv.cells {
+			lv.cells[i].hist = metrics.NewHistogram()
 		}
-		var rps [2]float64
-		for _, target := range targets {
-			r, n, err := load(hc, target, o.sessions, o.duration, o.op)
-			if err != nil {
-				return nil, err
-			}
-			if target == proxied {
-				rps[1] = r
-				res.sent += n
-			} else {
-				rps[0] = r
+		for round := range o.rounds {
+			for k := range numPaths {
+				path := (round + k) % numPaths // the order rotates from round to round
+				r, err := load(hc, urls[path], n, o.duration, o.op)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %d sessions: %w", pathNames[path], n, err)
+				}
+				c := &lv.cells[path]
+				c.rps = append(c.rps, r.rate())
+				c.p50 = append(c.p50, float64(r.hist.Quantile(50).Microseconds()))
+				c.hist.Merge(r.hist)
+				if path == proxied {
+					res.sent += r.calls
+				}
 			}
 		}
-		res.directRPS = append(res.directRPS, rps[0])
-		res.proxiedRPS = append(res.proxiedRPS, rps[1])
-		res.ratios = append(res.ratios, rps[1]/rps[0])
+		res.levels = append(res.levels, lv)
 	}
 	res.counted = p.Counts().Total() - before
 	return res, nil
-}
-
-func urlPath(raw string) (string, error) {
-	req, err := http.NewRequest(http.MethodGet, raw, nil)
-	if err != nil {
-		return "", err
-	}
-	return req.URL.Path, nil
-}
-
-// session is one initialized MCP session driven with raw HTTP.
-type session struct {
-	hc   *http.Client
-	url  string
-	sid  string
-	op   string
-	body []byte
-	seq  int
-}
-
-func openSession(hc *http.Client, url, op string) (*session, error) {
-	s := &session{hc: hc, url: url, op: op}
-	init := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"overhead","version":"1"}}}`,
-		mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	resp, err := s.post([]byte(init))
-	if err != nil {
-		return nil, err
-	}
-	s.sid = resp.Header.Get("Mcp-Session-Id")
-	if _, err := s.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
-		return nil, err
-	}
-	if op == "thought" {
-		for _, call := range []string{`{"operation":"start_new","args":{"newWork":{"project":"overhead"}}}`, `{"operation":"cipher"}`} {
-			if _, err := s.post([]byte(`{"jsonrpc":"2.0","id":"setup","method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":` + call + `}}`)); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return s, nil
-}
-
-func (s *session) post(body []byte) (*http.Response, error) {
-	req, err := http.NewRequest(http.MethodPost, s.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.sid != "" {
-		req.Header.Set("Mcp-Session-Id", s.sid)
-		req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	}
-	resp, err := s.hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= 300 {
-		return nil, fmt.Errorf("%s: http %d: %s", s.url, resp.StatusCode, b)
-	}
-	var m struct {
-		Error json.RawMessage `json:"error"`
-	}
-	if len(b) > 0 && json.Unmarshal(b, &m) == nil && m.Error != nil {
-		return nil, fmt.Errorf("%s: %s", s.url, b)
-	}
-	return resp, nil
-}
-
-// call sends one gateway tools/call and returns its latency.
-func (s *session) call() (time.Duration, error) {
-	s.seq++
-	var body []byte
-	if s.op == "thought" {
-		body = fmt.Appendf(s.body[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":{"operation":"thought","args":{"thought":"Step %d: the cache returns stale entries because the TTL is computed from the write time.","nextThoughtNeeded":true}}}}`,
-			s.seq, s.seq)
-	} else {
-		body = fmt.Appendf(s.body[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":{"operation":"get_state"}}}`,
-			s.seq)
-	}
-	s.body = body
-	start := time.Now()
-	_, err := s.post(body)
-	return time.Since(start), err
-}
-
-// load runs closed-loop callers on n sessions for d and returns req/s.
-func load(hc *http.Client, url string, n int, d time.Duration, op string) (float64, int64, error) {
-	ss := make([]*session, n)
-	for i := range ss {
-		s, err := openSession(hc, url, op)
-		if err != nil {
-			return 0, 0, err
-		}
-		ss[i] = s
-	}
-	var done atomic.Int64
-	var firstErr error
-	var once sync.Once
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	var wg sync.WaitGroup
-	start := time.Now()
-	for _, s := range ss {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				if _, err := s.call(); err != nil {
-					once.Do(func() { firstErr = err })
-					return
-				}
-				done.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	return float64(done.Load()) / time.Since(start).Seconds(), done.Load(), firstErr
-}
-
-func quantile(ds []time.Duration, q float64) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[int(q*float64(len(s)-1))]
-}
-
-func median(fs []float64) float64 {
-	s := slices.Clone(fs)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
-func (r *result) print(w io.Writer) {
-	us := func(d time.Duration) string { return fmt.Sprintf("%7.1f µs", float64(d)/1e3) }
-	fmt.Fprintf(w, "mode %s\n", r.mode)
-	fmt.Fprintf(w, "latency, 1 session, %d sequential tools/call each, interleaved:\n", len(r.direct))
-	fmt.Fprintf(w, "  direct   p50 %s  p90 %s  p99 %s\n", us(quantile(r.direct, .5)), us(quantile(r.direct, .9)), us(quantile(r.direct, .99)))
-	fmt.Fprintf(w, "  proxied  p50 %s  p90 %s  p99 %s\n", us(quantile(r.proxied, .5)), us(quantile(r.proxied, .9)), us(quantile(r.proxied, .99)))
-	added := quantile(r.proxied, .5) - quantile(r.direct, .5)
-	fmt.Fprintf(w, "  median added latency: %s (target ≤ 200 µs)\n", us(added))
-	fmt.Fprintf(w, "throughput, %d parallel sessions, closed loop, %d paired rounds:\n", r.sessions, len(r.directRPS))
-	fmt.Fprintf(w, "  direct  %8.0f req/s (median)  rounds %v\n", median(r.directRPS), rounded(r.directRPS))
-	fmt.Fprintf(w, "  proxied %8.0f req/s (median)  rounds %v\n", median(r.proxiedRPS), rounded(r.proxiedRPS))
-	pct := make([]int, len(r.ratios))
-	for i, x := range r.ratios {
-		pct[i] = int(100*x + 0.5)
-	}
-	fmt.Fprintf(w, "  proxied/direct: %.1f%% median of per-round ratios %v%% (target ≥ 85%%)\n", 100*median(r.ratios), pct)
-	fmt.Fprintf(w, "proxy counted %d requests: the %d of the load plus %d session initializations\n", r.counted, r.sent, r.counted-r.sent)
-}
-
-func rounded(fs []float64) []int {
-	out := make([]int, len(fs))
-	for i, f := range fs {
-		out[i] = int(f)
-	}
-	return out
 }

@@ -1,32 +1,71 @@
 package sidecar
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // prober checks the upstream's real availability with the MCP protocol
-// itself: an initialize handshake once (which a stateful server needs
-// before anything else), then a ping in that session every interval,
-// re-initializing when the upstream has forgotten the session. While
-// handshaking it lists tools, prompts and resources, so that the label
-// allow-lists are known before any client asks. Its traffic goes straight
-// to the upstream and is not counted as client traffic.
+// itself, as an mcp-go client on the Streamable HTTP transport: an
+// initialize handshake once (which a stateful server needs before anything
+// else), then a ping in that session every interval, re-initializing when
+// the upstream has forgotten the session (404). While handshaking it lists
+// tools, prompts and resources, so that the label allow-lists are known
+// before any client asks. Its traffic goes straight to the upstream
+// through the proxy's upstream transport and is not counted as client
+// traffic.
 type prober struct {
-	p       *Proxy
-	session string
-	version string
-	ready   bool
-	seq     int // request ids
-	rounds  int
+	p      *Proxy
+	c      *client.Client // the session's client; nil before a handshake
+	status statusRecorder // of the client's last HTTP exchange
+	seq    int            // ids of the listing requests
+	rounds int
+}
+
+// statusRecorder is the probe client's round tripper: it notes the status
+// of each answer, which mcp-go's client does not report when the body is a
+// JSON-RPC error.
+type statusRecorder struct {
+	rt   http.RoundTripper
+	last atomic.Int32
+}
+
+func (s *statusRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	s.last.Store(0)
+	resp, err := s.rt.RoundTrip(r)
+	if err == nil {
+		s.last.Store(int32(resp.StatusCode))
+	}
+	return resp, err
+}
+
+// failed names why a probe request failed, or returns "" when it was
+// answered: "http <status>" for a status of 300 or more, the transport
+// error's class, or "no result" for a JSON-RPC error answer when answered
+// says that is a failure.
+func (pr *prober) failed(err error, rpcErrorFails bool) string {
+	if code := pr.status.last.Load(); code >= 300 {
+		return "http " + strconv.Itoa(int(code))
+	}
+	if te := (*transport.Error)(nil); errors.As(err, &te) {
+		return errorClass(te.Err)
+	}
+	if err != nil && rpcErrorFails {
+		return "no result"
+	}
+	return ""
 }
 
 // run probes at once, then every interval, until ctx ends.
@@ -70,69 +109,69 @@ func (pr *prober) round(ctx context.Context) {
 	}
 }
 
-// check is one probe: handshake if needed, then ping.
+// check is one probe: handshake if needed, then ping. The upstream is up
+// when the ping is answered, even with a JSON-RPC error; down when the
+// handshake or the ping fails at the HTTP level (no connection, a timeout,
+// a status other than 200 and 202).
 func (pr *prober) check(ctx context.Context) error {
-	if !pr.ready {
+	if pr.c == nil {
 		if err := pr.handshake(ctx); err != nil {
 			return err
 		}
 	}
-	status, m, _, err := pr.call(ctx, "ping", nil)
-	if err == nil && status == http.StatusNotFound && pr.session != "" {
-		pr.ready, pr.session = false, ""
+	err := pr.c.Ping(ctx)
+	if errors.Is(err, transport.ErrSessionTerminated) {
+		pr.close()
 		if err := pr.handshake(ctx); err != nil {
 			return err
 		}
-		status, m, _, err = pr.call(ctx, "ping", nil)
+		err = pr.c.Ping(ctx)
 	}
-	switch {
-	case err != nil:
-		return fmt.Errorf("ping: %s", errorClass(err))
-	case status >= 300:
-		return fmt.Errorf("ping: http %d", status)
-	case m == nil:
-		return errors.New("ping: no answer")
+	if why := pr.failed(err, false); why != "" {
+		return errors.New("ping: " + why)
 	}
 	return nil
 }
 
 // handshake opens the probe's session and learns the upstream's vocabulary.
 func (pr *prober) handshake(ctx context.Context) error {
-	params := map[string]any{
-		"protocolVersion": mcp.LATEST_LEGACY_PROTOCOL_VERSION,
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": "mcp-sidecar-probe", "version": version()},
+	pr.status.rt = pr.p.transport
+	tr, err := transport.NewStreamableHTTP(pr.p.upstream.String(),
+		transport.WithHTTPBasicClient(&http.Client{
+			Transport:     &pr.status,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			Timeout:       pr.p.cfg.ProbeTimeout, // bounds the closing DELETE too
+		}),
+		transport.WithHTTPLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
 	}
-	status, m, h, err := pr.call(ctx, "initialize", params)
-	switch {
-	case err != nil:
-		return fmt.Errorf("initialize: %s", errorClass(err))
-	case status >= 300:
-		return fmt.Errorf("initialize: http %d", status)
-	case m == nil || m.err != nil:
-		return errors.New("initialize: no result")
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	if err := c.Start(context.Background()); err != nil {
+		return fmt.Errorf("initialize: %w", err)
 	}
-	var res struct {
-		ProtocolVersion string                     `json:"protocolVersion"`
-		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcp-sidecar-probe", Version: version()}
+	res, err := c.Initialize(ctx, req)
+	if why := pr.failed(err, true); why != "" {
+		_ = c.Close()
+		return errors.New("initialize: " + why)
 	}
-	_ = json.Unmarshal(m.result, &res)
-	pr.session = h.Get("Mcp-Session-Id")
-	pr.version = res.ProtocolVersion
-	if _, _, _, err := pr.send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), ""); err != nil {
-		return fmt.Errorf("initialized: %s", errorClass(err))
-	}
-	pr.ready = true
-	for capability, methods := range map[string][]string{
-		"tools":     {"tools/list"},
-		"prompts":   {"prompts/list"},
-		"resources": {"resources/list", "resources/templates/list"},
+	pr.c = c
+	caps := res.Capabilities
+	for _, l := range []struct {
+		on      bool
+		methods []string
+	}{
+		{caps.Tools != nil, []string{"tools/list"}},
+		{caps.Prompts != nil, []string{"prompts/list"}},
+		{caps.Resources != nil, []string{"resources/list", "resources/templates/list"}},
 	} {
-		if _, ok := res.Capabilities[capability]; !ok {
-			continue
-		}
-		for _, method := range methods {
-			pr.learn(ctx, method)
+		for _, method := range l.methods {
+			if l.on {
+				pr.learn(ctx, method)
+			}
 		}
 	}
 	return nil
@@ -146,107 +185,28 @@ func (pr *prober) learn(ctx context.Context, method string) {
 		if cursor != "" {
 			params = map[string]any{"cursor": cursor}
 		}
-		status, m, _, err := pr.call(ctx, method, params)
-		if err != nil || status >= 300 || m == nil || m.err != nil {
+		pr.seq++
+		resp, err := pr.c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+			ID: mcp.NewRequestId("mcp-sidecar-probe-" + strconv.Itoa(pr.seq)), Method: method, Params: params})
+		if err != nil || resp.Error != nil {
 			return
 		}
-		pr.p.tel.vocab.learn(method, m.result)
+		pr.p.tel.vocab.learn(method, resp.Result)
 		var next struct {
 			NextCursor string `json:"nextCursor"`
 		}
-		if json.Unmarshal(m.result, &next) != nil || next.NextCursor == "" {
+		if json.Unmarshal(resp.Result, &next) != nil || next.NextCursor == "" {
 			return
 		}
 		cursor = next.NextCursor
 	}
 }
 
-// call sends one request and returns the HTTP status and its answer.
-func (pr *prober) call(ctx context.Context, method string, params any) (int, *message, http.Header, error) {
-	pr.seq++
-	id := "mcp-sidecar-probe-" + strconv.Itoa(pr.seq)
-	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		req["params"] = params
-	}
-	body, _ := json.Marshal(req)
-	return pr.send(ctx, body, "s"+id)
-}
-
-// send posts body and, when id is set, finds the answer with that id in a
-// JSON or SSE response.
-func (pr *prober) send(ctx context.Context, body []byte, id string) (int, *message, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, pr.p.upstream.String(), bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if pr.session != "" {
-		req.Header.Set("Mcp-Session-Id", pr.session)
-	}
-	if pr.version != "" {
-		req.Header.Set("Mcp-Protocol-Version", pr.version)
-	}
-	resp, err := pr.p.transport.RoundTrip(req)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	defer resp.Body.Close()
-	var answer *message
-	match := func(m message) bool {
-		if m.kind == kindResponse && m.id == id && id != "" {
-			answer = &m
-			return true
-		}
-		return false
-	}
-	if isEventStream(resp.Header) {
-		p := sseParser{max: int(pr.p.cfg.MaxBodyBytes), onData: func(d []byte) {
-			if answer == nil {
-				match(parseMessage(bytes.Clone(d))) // the parser reuses d
-			}
-		}}
-		buf := make([]byte, 4096)
-		for answer == nil {
-			n, err := resp.Body.Read(buf)
-			p.feed(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-	} else {
-		data, err := readBody(resp.Body, pr.p.cfg.MaxBodyBytes, resp.ContentLength)
-		if err != nil {
-			return resp.StatusCode, nil, resp.Header, err
-		}
-		msgs, _ := parseBody(data)
-		for _, m := range msgs {
-			if match(m) {
-				break
-			}
-		}
-	}
-	return resp.StatusCode, answer, resp.Header, nil
-}
-
-// close ends the probe's session upstream.
+// close ends the probe's session upstream (mcp-go's client sends the
+// DELETE).
 func (pr *prober) close() {
-	if pr.session == "" {
-		return
+	if pr.c != nil {
+		_ = pr.c.Close()
+		pr.c = nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, pr.p.upstream.String(), nil)
-	if err != nil {
-		return
-	}
-	req.Header.Set("Mcp-Session-Id", pr.session)
-	if pr.version != "" {
-		req.Header.Set("Mcp-Protocol-Version", pr.version)
-	}
-	if resp, err := pr.p.transport.RoundTrip(req); err == nil {
-		resp.Body.Close()
-	}
-	pr.session = ""
 }

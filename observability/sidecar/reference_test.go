@@ -14,6 +14,15 @@ import (
 // storage, loopback host check on) and returns it.
 func startReference(t testing.TB) *httptest.Server {
 	t.Helper()
+	ts := httptest.NewServer(newReference(t).Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// newReference returns a fresh reference Thoughtbox server (memory
+// storage), closed at the end of the test.
+func newReference(t testing.TB) *mcpserver.Server {
+	t.Helper()
 	cfg := mcpserver.Defaults()
 	cfg.Storage = "memory"
 	cfg.DataDir = t.TempDir()
@@ -23,10 +32,6 @@ func startReference(t testing.TB) *httptest.Server {
 	if err != nil {
 		t.Fatalf("reference server: %v", err)
 	}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() {
-		ts.Close()
-		_ = srv.Close()
-	})
-	return ts
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv
 }

@@ -109,6 +109,14 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusNotFound, -32001, "Session not found: it was never created, was deleted, or the server restarted; initialize a new session")
 		return
 	}
+	if r.Method == http.MethodPost {
+		// The request's notifications are written on its own response
+		// (requeststream.go).
+		st := newRequestStream(w)
+		s.http.ServeHTTP(st, r.WithContext(withSink(r.Context(), st)))
+		st.finish()
+		return
+	}
 	s.http.ServeHTTP(w, r)
 }
 

@@ -216,6 +216,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	mcpsrv.WithWorkerPoolSize(1)(stdio)
 	w := &lockedWriter{w: out}
+	// A request's notifications are written at once, ahead of its answer
+	// (requeststream.go).
+	stdio.SetContextFunc(func(ctx context.Context) context.Context { return withSink(ctx, lineSink{w}) })
 	err := stdio.Listen(ctx, filterStdin(in, w, s.cfg.MaxBodyBytes), w)
 	if errors.Is(err, context.Canceled) {
 		return nil

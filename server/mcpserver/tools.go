@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
@@ -81,7 +82,10 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 // gatewayHandler routes a thoughtbox_gateway call to the connection's state.
 func (s *Server) gatewayHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	conn := s.conn(ctx)
-	return toResult(s.gateway.Call(ctx, conn, rawArguments(req))), nil
+	start := time.Now()
+	r := s.gateway.Call(ctx, conn, rawArguments(req))
+	s.reportCall(ctx, req, r, time.Since(start))
+	return toResult(r), nil
 }
 
 // conn returns the gateway state of the MCP connection the request came in
