@@ -68,14 +68,19 @@ vet:
 # tests, which would take them five- to tenfold longer, so they run once
 # without the race detector; everything else runs with it.
 NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestReferencePassesCoreAndIntentStdio|TestOtherTargets)$$
+# The notification delivery tests run in both: with the race detector on a
+# tenth of their 10,000 notifications, without it on all of them.
+NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 
 # The race-detected run spends much of its time waiting for child processes;
 # the other run's output is shown when both are done.
 unit:
 	@log=$$(mktemp); \
-	$(GO) test -count=1 -timeout 6m -run '$(NORACE)' ./harness/conform >$$log 2>&1 & proofs=$$!; \
+	{ $(GO) test -count=1 -timeout 6m -run '$(NORACE)' ./harness/conform; a=$$?; \
+	  $(GO) test -count=1 -timeout 3m -run '$(NOTIFY)' ./server/mcpserver ./observability/sidecar; b=$$?; \
+	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
 	$(GO) test -race -count=1 -timeout 8m -skip '$(NORACE)' ./... ./harness/testdata/brokenserver; race=$$?; \
-	wait $$proofs; status=$$?; echo "--- the fault proofs, the stdio cells and the command and URL targets, without the race detector:"; cat $$log; rm -f $$log; \
+	wait $$proofs; status=$$?; echo "--- the fault proofs, the stdio cells, the command and URL targets and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
 ## tools: install Node 22 and the official MCP conformance suite into .tools/ (for tbbench official and its tests)
