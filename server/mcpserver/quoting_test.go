@@ -5,14 +5,14 @@ import (
 	"testing"
 )
 
-// TestErrorsQuoteABoundedPrefix sends 1 MiB names where the server quotes
+// TestErrorsQuoteABoundedPrefix sends 128 KiB names where the server quotes
 // them in errors: the answers must stay small.
 func TestErrorsQuoteABoundedPrefix(t *testing.T) {
 	cfg := testConfig(t, "fs")
 	_, url := newHTTPServer(t, cfg)
 	m := dialHTTP(t, url)
 	m.ready()
-	huge := strings.Repeat("z", 1<<20)
+	huge := strings.Repeat("z", 128<<10) // 32 times the bound
 	m.gateway("thought", map[string]any{"thought": "one", "nextThoughtNeeded": true})
 	check := func(what string, text string) {
 		t.Helper()
