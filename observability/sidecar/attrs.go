@@ -11,22 +11,22 @@ import (
 type family uint8
 
 const (
-	famServer       family = iota // server_name
-	famRequest                    // method, status
-	famError                      // method, error_code
-	famTool                       // tool, operation, status
-	famResource                   // resource_scheme, status
-	famPrompt                     // prompt_name, status
-	famNotification               // method, direction
-	famMessage                    // kind, direction
-	famDirection                  // direction
-	famStream                     // stream
-	famHTTPCode                   // code
-	famResult                     // result
-	famReason                     // reason
-	famOperation                  // the conventions' operation attributes
-	famSession                    // the conventions' session attributes
-	famLegacyNotification         // method, direction
+	famServer             family = iota // server_name
+	famRequest                          // method, status
+	famError                            // method, error_code
+	famTool                             // tool, operation, status
+	famResource                         // resource_scheme, status
+	famPrompt                           // prompt_name, status
+	famNotification                     // method, direction
+	famMessage                          // kind, direction
+	famDirection                        // direction
+	famStream                           // stream
+	famHTTPCode                         // code
+	famResult                           // result
+	famReason                           // reason
+	famOperation                        // the conventions' operation attributes
+	famSession                          // the conventions' session attributes
+	famLegacyNotification               // method, direction
 )
 
 // attrKey identifies one label combination; all values are allow-listed.

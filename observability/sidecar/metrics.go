@@ -155,7 +155,7 @@ func newInstruments(m metric.Meter, legacy *legacyInstruments) (instruments, err
 // gaugeNames names the observable instruments of one generation.
 type gaugeNames struct {
 	inflight, activeConns, sessions, streams, up, lastOK, build, bytes, messages string
-	bytesUnit                                                                   string
+	bytesUnit                                                                    string
 }
 
 // currentGauges are today's names; legacyGauges those of the original

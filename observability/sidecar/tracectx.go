@@ -142,13 +142,20 @@ func applyEdits(buf []byte, edits []edit) []byte {
 // offsetIn is the position of sub, a sub-slice of buf, in buf.
 func offsetIn(buf, sub []byte) int { return cap(buf) - cap(sub) }
 
+// within reports whether sub is a sub-slice of buf (so that offsetIn
+// means something).
+func within(buf, sub []byte) bool {
+	at := offsetIn(buf, sub)
+	return len(sub) > 0 && at >= 0 && at+len(sub) <= len(buf) && &buf[at] == &sub[0]
+}
+
 // metaEdits returns the edits of buf that put sc into the params._meta of
 // the request m (whose slices point into buf): existing traceparent and
 // tracestate members get new values, missing ones are added, and a missing
 // _meta or params is created. A params or _meta that is not an object is
 // left alone.
 func (t *telemetry) metaEdits(buf []byte, m *message, sc trace.SpanContext) []edit {
-	if !sc.IsValid() {
+	if !sc.IsValid() || !within(buf, m.raw) {
 		return nil
 	}
 	values := propagation.MapCarrier{}

@@ -46,8 +46,8 @@ type toolVocab struct {
 func newVocabulary() *vocabulary {
 	v := &vocabulary{}
 	v.snap.Store(&vocabSnapshot{
-		tools:   map[string]toolVocab{},
-		prompts: map[string]string{},
+		tools:     map[string]toolVocab{},
+		prompts:   map[string]string{},
 		schemes:   map[string]string{},
 		resources: map[string]string{},
 	})
@@ -212,8 +212,8 @@ func (v *vocabulary) update(change func(*vocabSnapshot)) {
 	defer v.mu.Unlock()
 	old := v.snap.Load()
 	next := &vocabSnapshot{
-		tools:   make(map[string]toolVocab, len(old.tools)),
-		prompts: make(map[string]string, len(old.prompts)),
+		tools:     make(map[string]toolVocab, len(old.tools)),
+		prompts:   make(map[string]string, len(old.prompts)),
 		schemes:   make(map[string]string, len(old.schemes)),
 		resources: make(map[string]string, len(old.resources)),
 	}
