@@ -36,6 +36,7 @@ func main() {
 // options is what the command line says.
 type options struct {
 	cfg       sidecar.Config
+	otlp      otlpOptions
 	stdio     bool
 	command   []string
 	logLevel  string
@@ -63,6 +64,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return 2
 	}
 	o.cfg.Logger = log
+	stopOTLP, err := o.otlp.setup(ctx, &o.cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-sidecar: OTLP:", err)
+		return 1
+	}
+	defer stopOTLP()
 	if o.stdio {
 		err = runStdio(ctx, o, stdin, stdout)
 	} else {
@@ -175,9 +182,10 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	dur(&c.SessionIdleTimeout, "session-idle-timeout", "MCP_SIDECAR_SESSION_IDLE_TIMEOUT", sidecar.DefaultSessionIdleTimeout, "silence after which a session stops counting as active")
 	hosts := fs.String("allowed-hosts", env("MCP_SIDECAR_ALLOWED_HOSTS", ""), "comma-separated Host values accepted over loopback besides localhost [MCP_SIDECAR_ALLOWED_HOSTS]")
 	fs.StringVar(&c.ServiceName, "service-name", env("OTEL_SERVICE_NAME", sidecar.DefaultServiceName), "OpenTelemetry service.name [OTEL_SERVICE_NAME]")
-	fs.BoolVar(&c.OTLP, "otlp", env("MCP_SIDECAR_OTLP", "") == "true", "also push metrics and traces over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* [MCP_SIDECAR_OTLP=true]")
-	fs.StringVar(&c.OTLPEndpoint, "otlp-endpoint", env("MCP_SIDECAR_OTLP_ENDPOINT", ""), "OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; implies --otlp [MCP_SIDECAR_OTLP_ENDPOINT]")
-	dur(&c.OTLPInterval, "otlp-interval", "MCP_SIDECAR_OTLP_INTERVAL", sidecar.DefaultOTLPInterval, "OTLP metric push period")
+	fs.BoolVar(&o.otlp.on, "otlp", env("MCP_SIDECAR_OTLP", "") == "true", "also push metrics and traces over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* [MCP_SIDECAR_OTLP=true]")
+	fs.StringVar(&o.otlp.endpoint, "otlp-endpoint", env("MCP_SIDECAR_OTLP_ENDPOINT", ""), "OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; implies --otlp [MCP_SIDECAR_OTLP_ENDPOINT]")
+	dur(&o.otlp.interval, "otlp-interval", "MCP_SIDECAR_OTLP_INTERVAL", defaultOTLPInterval, "OTLP metric push period")
+	fs.BoolVar(&c.LegacyMetrics, "legacy-metrics", env("MCP_SIDECAR_LEGACY_METRICS", "") == "true", "also emit the metric names of releases before the semantic conventions (mcp_requests_total, ...), for one release [MCP_SIDECAR_LEGACY_METRICS=true]")
 	fs.StringVar(&o.logLevel, "log-level", env("MCP_SIDECAR_LOG_LEVEL", env("LOG_LEVEL", "info")), "debug, info, warn or error [MCP_SIDECAR_LOG_LEVEL, LOG_LEVEL]")
 	fs.StringVar(&o.logFormat, "log-format", env("MCP_SIDECAR_LOG_FORMAT", "text"), "text or json; logs go to stderr [MCP_SIDECAR_LOG_FORMAT]")
 	fs.BoolVar(&o.stdio, "stdio", env("MCP_SIDECAR_STDIO", "") == "true", "run the command after -- and relay its stdio [MCP_SIDECAR_STDIO=true]")
@@ -190,6 +198,9 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	}
 	if *hosts != "" {
 		c.AllowedHosts = strings.Split(*hosts, ",")
+	}
+	if o.otlp.endpoint != "" {
+		o.otlp.on = true
 	}
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = -1 // off

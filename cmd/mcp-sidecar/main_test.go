@@ -37,7 +37,7 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 		"MCP_UPSTREAM_URL": "http://127.0.0.1:1731/mcp", "MCP_SIDECAR_LISTEN": "127.0.0.1:5000",
 		"MCP_UPSTREAM_NAME": "thoughtbox", "MCP_SIDECAR_PROBE_INTERVAL": "3s", "MCP_UPSTREAM_TIMEOUT_MS": "60000",
 		"MCP_SIDECAR_ALLOWED_HOSTS": "a.internal,b.internal", "MCP_SIDECAR_OTLP_ENDPOINT": "http://127.0.0.1:4318",
-		"LOG_LEVEL": "debug",
+		"LOG_LEVEL": "debug", "MCP_SIDECAR_LEGACY_METRICS": "true",
 	})
 	o, err := parse([]string{"--listen", "127.0.0.1:6000", "--probe-interval", "0"}, env, io.Discard)
 	if err != nil {
@@ -51,7 +51,9 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 		"probe off":       {c.ProbeInterval, time.Duration(-1)},
 		"timeout (ms)":    {c.UpstreamTimeout, time.Minute},
 		"allowed hosts":   {fmt.Sprint(c.AllowedHosts), "[a.internal b.internal]"},
-		"otlp endpoint":   {c.OTLPEndpoint, "http://127.0.0.1:4318"},
+		"otlp endpoint":   {o.otlp.endpoint, "http://127.0.0.1:4318"},
+		"otlp implied":    {o.otlp.on, true},
+		"legacy metrics":  {c.LegacyMetrics, true},
 		"log level":       {o.logLevel, "debug"},
 		"default probe t": {c.ProbeTimeout, sidecar.DefaultProbeTimeout},
 		"default body":    {c.MaxBodyBytes, int64(sidecar.DefaultMaxBodyBytes)},
@@ -61,7 +63,8 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 		}
 	}
 	o, err = parse(nil, envOf(map[string]string{"MCP_UPSTREAM_URL": "http://x/mcp"}), io.Discard)
-	if err != nil || o.cfg.Listen != sidecar.DefaultListen || o.cfg.ServerName != sidecar.DefaultServerName || o.cfg.ProbeInterval != sidecar.DefaultProbeInterval {
+	if err != nil || o.cfg.Listen != sidecar.DefaultListen || o.cfg.ServerName != sidecar.DefaultServerName || o.cfg.ProbeInterval != sidecar.DefaultProbeInterval ||
+		o.cfg.LegacyMetrics || o.otlp.on {
 		t.Errorf("defaults: %+v %v", o.cfg, err)
 	}
 }
@@ -150,7 +153,7 @@ func TestHTTPModeEndToEnd(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(metrics), `mcp_requests_total{method="initialize",server_name="e2e",status="ok"} 1`) {
+	if !strings.Contains(string(metrics), `mcp_server_operation_duration_seconds_count{mcp_method_name="initialize",mcp_protocol_version="2025-11-25",network_protocol_name="http",network_transport="tcp",server_name="e2e"} 1`) {
 		t.Error("initialize not counted on /metrics")
 	}
 	cancel()

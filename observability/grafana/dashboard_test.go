@@ -2,15 +2,24 @@ package grafana
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/observability/internal/promtest"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
+	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
 func load(t *testing.T) Dashboard {
@@ -97,18 +106,18 @@ func TestDashboardCoverage(t *testing.T) {
 	}
 	text := strings.Join(all, "\n")
 	for what, re := range map[string]string{
-		"request rate by method":  `sum by \(method\) \(rate\(mcp_requests_total`,
-		"request rate by status":  `sum by \(status\) \(rate\(mcp_requests_total`,
-		"error rate":              `mcp_requests_total\{status="error"`,
-		"latency p50":             `histogram_quantile\(0\.5, sum by \(le\) \(rate\(mcp_request_duration_seconds_bucket`,
-		"latency p99":             `histogram_quantile\(0\.99, sum by \(le\) \(rate\(mcp_request_duration_seconds_bucket`,
-		"per-operation rate":      `sum by \(tool, operation\) \(rate\(mcp_tool_calls_total`,
-		"per-operation latency":   `sum by \(le, tool, operation\) \(rate\(mcp_tool_duration_seconds_bucket`,
-		"sessions":                `mcp_sessions_active`,
-		"SSE streams":             `mcp_sse_streams_active`,
-		"upstream availability":   `mcp_upstream_available`,
-		"upstream last success":   `mcp_upstream_last_success_timestamp_seconds`,
-		"errors by JSON-RPC code": `by \(method, error_code\) \(rate\(mcp_protocol_errors_total`,
+		"request rate by method":  `sum by \(mcp_method_name\) \(rate\(mcp_server_operation_duration_seconds_count`,
+		"request rate by status":  `sum by \(error_type\) \(rate\(mcp_server_operation_duration_seconds_count`,
+		"error rate":              `mcp_server_operation_duration_seconds_count\{error_type!~"\|tool_error\|cancelled"`,
+		"latency p50":             `histogram_quantile\(0\.5, sum by \(le\) \(rate\(mcp_server_operation_duration_seconds_bucket`,
+		"latency p99":             `histogram_quantile\(0\.99, sum by \(le\) \(rate\(mcp_server_operation_duration_seconds_bucket`,
+		"per-operation rate":      `sum by \(gen_ai_tool_name, thoughtbox_operation\) \(rate\(mcp_server_operation_duration_seconds_count\{mcp_method_name="tools/call"`,
+		"per-operation latency":   `sum by \(le, gen_ai_tool_name, thoughtbox_operation\) \(rate\(mcp_server_operation_duration_seconds_bucket\{mcp_method_name="tools/call"`,
+		"sessions":                `mcp_sidecar_active_sessions`,
+		"SSE streams":             `mcp_sidecar_sse_active_streams`,
+		"upstream availability":   `mcp_sidecar_upstream_available`,
+		"upstream last success":   `mcp_sidecar_upstream_last_success_seconds`,
+		"errors by JSON-RPC code": `by \(mcp_method_name, error_type\) \(rate\(mcp_server_operation_duration_seconds_count`,
 	} {
 		if !regexp.MustCompile(re).MatchString(text) {
 			t.Errorf("no panel shows %s", what)
@@ -116,31 +125,74 @@ func TestDashboardCoverage(t *testing.T) {
 	}
 }
 
-// sidecarMetrics are the metric names the sidecar exports.
-var sidecarMetrics = []string{
-	sidecar.MetricRequests, sidecar.MetricRequestDuration, sidecar.MetricProtocolErrors, sidecar.MetricToolCalls,
-	sidecar.MetricToolDuration, sidecar.MetricToolsListed, sidecar.MetricResourcesListed, sidecar.MetricResourceReads,
-	sidecar.MetricPromptsListed, sidecar.MetricPromptGets, sidecar.MetricNotifications, sidecar.MetricMessages,
-	sidecar.MetricMessageBytes, sidecar.MetricSSEEvents, sidecar.MetricUpstreamHTTP, sidecar.MetricCheckDuration,
-	sidecar.MetricOverhead, sidecar.MetricRejected, sidecar.MetricInflight, sidecar.MetricActiveConns,
-	sidecar.MetricSessionsActive, sidecar.MetricSSEStreams, sidecar.MetricUpstreamUp, sidecar.MetricUpstreamLastOK,
-	sidecar.MetricBuildInfo,
+// exportedMetrics returns the metric names a sidecar really exposes on
+// /metrics (as the OpenTelemetry Prometheus exporter spells them) after
+// gateway traffic through it.
+func exportedMetrics(t *testing.T) []string {
+	t.Helper()
+	up := httptest.NewServer(sidecartest.New().Handler())
+	t.Cleanup(up.Close)
+	p, err := sidecar.New(sidecar.Config{Upstream: up.URL + sidecartest.Path, ProbeInterval: time.Hour,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	px := httptest.NewServer(p.Handler())
+	t.Cleanup(px.Close)
+	c, err := client.NewStreamableHttpClient(px.URL + sidecartest.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := t.Context()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mcp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: sidecartest.GatewayTool, Arguments: map[string]any{"operation": "start_new"}}})
+	note, _ := http.NewRequest(http.MethodPost, px.URL+sidecartest.Path, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	note.Header.Set("Content-Type", "application/json")
+	note.Header.Set("Accept", "application/json, text/event-stream")
+	note.Header.Set("Mcp-Session-Id", c.GetSessionId())
+	if resp, err := http.DefaultClient.Do(note); err == nil {
+		resp.Body.Close()
+	}
+	resp, err := http.Get(px.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var names []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
+			names = append(names, f[2])
+		}
+	}
+	return names
 }
 
 // TestDashboardQueriesValid checks every query: it names only metrics the
 // sidecar exports, and promtool parses it (each is checked as a recording
 // rule).
 func TestDashboardQueriesValid(t *testing.T) {
-	metric := regexp.MustCompile(`\bmcp_[a-z_]+`)
+	metric := regexp.MustCompile(`\bmcp_[a-z_]+[{\[]`)
+	exported := exportedMetrics(t)
 	var rules strings.Builder
 	rules.WriteString("groups:\n  - name: dashboard\n    rules:\n")
 	for i, q := range load(t).Queries() {
 		for _, m := range metric.FindAllString(q.Expr, -1) {
-			base := m
+			base := m[:len(m)-1]
 			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 				base = strings.TrimSuffix(base, suffix)
 			}
-			if !slices.Contains(sidecarMetrics, base) {
+			if !slices.Contains(exported, base) {
 				t.Errorf("panel %q queries %s, which the sidecar does not export", q.Panel, m)
 			}
 		}

@@ -164,7 +164,7 @@ scrape_configs:
 	}
 
 	// An instant query, its body as Prometheus gave it.
-	m := g.ok("metrics", map[string]any{"query": `mcp_upstream_available{job="mcp-sidecar"}`})
+	m := g.ok("metrics", map[string]any{"query": `mcp_sidecar_upstream_available{job="mcp-sidecar"}`})
 	data := m["data"].(map[string]any)
 	res := data["result"].([]any)
 	if m["status"] != "success" || data["resultType"] != "vector" || len(res) != 1 ||

@@ -114,6 +114,20 @@ func samples(ss []promtest.Sample, labels ...string) map[string]int {
 	return out
 }
 
+// withStatus adds to the series of q, which have error_type, the status
+// the clients count: ok without error_type, tool_error, else error.
+func withStatus(q string) string {
+	q = `label_replace(` + q + `, "status", "error", "error_type", ".+")`
+	q = `label_replace(` + q + `, "status", "ok", "error_type", "")`
+	return `label_replace(` + q + `, "status", "tool_error", "error_type", "tool_error")`
+}
+
+// withOther spells _OTHER as the clients' tally does (sidecar.Other).
+func withOther(q string) string {
+	q = `label_replace(` + q + `, "gen_ai_tool_name", "other", "gen_ai_tool_name", "_OTHER")`
+	return `label_replace(` + q + `, "thoughtbox_operation", "other", "thoughtbox_operation", "_OTHER")`
+}
+
 func sortedKeys(m map[string]int) string {
 	var ks []string
 	for k, v := range m {
@@ -180,8 +194,8 @@ scrape_configs:
 	var gotReq, gotTools string
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		gotReq = sortedKeys(samples(prom.Query(t, `sum by (method, status) (mcp_requests_total{job="mcp-sidecar",server_name="thoughtbox"})`), "method", "status"))
-		gotTools = sortedKeys(samples(prom.Query(t, `sum by (tool, operation, status) (mcp_tool_calls_total{job="mcp-sidecar"})`), "tool", "operation", "status"))
+		gotReq = sortedKeys(samples(prom.Query(t, withStatus(`sum by (mcp_method_name, error_type) (mcp_server_operation_duration_seconds_count{job="mcp-sidecar",server_name="thoughtbox"})`)), "mcp_method_name", "status"))
+		gotTools = sortedKeys(samples(prom.Query(t, withOther(withStatus(`sum by (gen_ai_tool_name, thoughtbox_operation, error_type) (mcp_server_operation_duration_seconds_count{job="mcp-sidecar",mcp_method_name="tools/call"})`))), "gen_ai_tool_name", "thoughtbox_operation", "status"))
 		if gotReq == wantReq && gotTools == wantTools || time.Now().After(deadline) {
 			break
 		}
@@ -212,11 +226,11 @@ scrape_configs:
 	}
 
 	// Thoughtbox's observability_gateway health check reads these two.
-	if s := prom.Query(t, "mcp_upstream_available"); len(s) != 1 || s[0].Value != "1" {
-		t.Errorf("mcp_upstream_available = %v, want one series at 1", s)
+	if s := prom.Query(t, "mcp_sidecar_upstream_available"); len(s) != 1 || s[0].Value != "1" {
+		t.Errorf("mcp_sidecar_upstream_available = %v, want one series at 1", s)
 	}
-	if s := prom.Query(t, "mcp_active_connections"); len(s) != 1 {
-		t.Errorf("mcp_active_connections = %v", s)
+	if s := prom.Query(t, "mcp_sidecar_active_requests"); len(s) != 1 {
+		t.Errorf("mcp_sidecar_active_requests = %v", s)
 	}
 
 	// The rules loaded, and none fires on healthy traffic.
@@ -231,7 +245,7 @@ scrape_configs:
 	up.Close()
 	deadline = time.Now().Add(15 * time.Second)
 	for {
-		down := prom.Query(t, `mcp_upstream_available{job="mcp-sidecar"} == 0`)
+		down := prom.Query(t, `mcp_sidecar_upstream_available{job="mcp-sidecar"} == 0`)
 		pending := prom.Query(t, `ALERTS{alertname="MCPUpstreamDown",alertstate="pending",server_name="thoughtbox"}`)
 		if len(down) == 1 && len(pending) == 1 {
 			break

@@ -8,9 +8,9 @@ import (
 
 func TestSignal(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{`mcp_upstream_available == 0`, `mcp_upstream_available == bool 0`},
+		{`mcp_sidecar_upstream_available == 0`, `mcp_sidecar_upstream_available == bool 0`},
 		{`up{job="mcp-sidecar"} == 0`, `up{job="mcp-sidecar"} == bool 0`},
-		{`absent(mcp_upstream_available{job="mcp-sidecar"})`, `mcp_upstream_available{job="mcp-sidecar"}`},
+		{`absent(mcp_sidecar_upstream_available{job="mcp-sidecar"})`, `mcp_sidecar_upstream_available{job="mcp-sidecar"}`},
 		{`x{a!="b",c=~"d>e"} > 5`, `x{a!="b",c=~"d>e"} > bool 5`},
 		{`a >= bool 1`, `a >= bool 1`},
 		{`a<=1 and b!=2`, `a<= bool 1 and b!= bool 2`},

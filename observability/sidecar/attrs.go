@@ -11,26 +11,29 @@ import (
 type family uint8
 
 const (
-	famServer       family = iota // server_name
-	famRequest                    // method, status
-	famError                      // method, error_code
-	famTool                       // tool, operation, status
-	famResource                   // resource_scheme, status
-	famPrompt                     // prompt_name, status
-	famNotification               // method, direction
-	famMessage                    // kind, direction
-	famDirection                  // direction
-	famStream                     // stream
-	famHTTPCode                   // code
-	famResult                     // result
-	famReason                     // reason
+	famServer             family = iota // server_name
+	famRequest                          // method, status
+	famError                            // method, error_code
+	famTool                             // tool, operation, status
+	famResource                         // resource_scheme, status
+	famPrompt                           // prompt_name, status
+	famNotification                     // method, direction
+	famMessage                          // kind, direction
+	famDirection                        // direction
+	famStream                           // stream
+	famHTTPCode                         // code
+	famResult                           // result
+	famReason                           // reason
+	famOperation                        // the conventions' operation attributes
+	famSession                          // the conventions' session attributes
+	famLegacyNotification               // method, direction
 )
 
 // attrKey identifies one label combination; all values are allow-listed.
 type attrKey struct {
-	fam  family
-	a, b string
-	c    string
+	fam        family
+	a, b, c, d string
+	e          string
 }
 
 // labelSet is a cached, ready-to-use measurement option for one label
@@ -38,28 +41,43 @@ type attrKey struct {
 type labelSet struct {
 	add []metric.AddOption
 	rec []metric.RecordOption
+	// recClient adds the client side's attributes to rec (famOperation and
+	// famSession only).
+	recClient []metric.RecordOption
 }
 
 // attrCache maps label combinations to their labelSet. Its size is bounded
 // by the allow-lists.
 type attrCache struct {
-	server string
-	m      sync.Map // attrKey → *labelSet
+	server       string
+	transport    string // network.transport: tcp or pipe
+	upstreamHost string // server.address of the client side, "" for stdio
+	upstreamPort int
+	m            sync.Map // attrKey → *labelSet
 }
 
 func (c *attrCache) get(k attrKey) *labelSet {
 	if v, ok := c.m.Load(k); ok {
 		return v.(*labelSet)
 	}
-	opt := metric.WithAttributeSet(attribute.NewSet(c.build(k)...))
+	kv := c.build(k)
+	opt := metric.WithAttributeSet(attribute.NewSet(kv...))
 	ls := &labelSet{add: []metric.AddOption{opt}, rec: []metric.RecordOption{opt}}
+	if k.fam == famOperation || k.fam == famSession {
+		kv = append(kv, c.clientSide()...)
+		ls.recClient = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(kv...))}
+	}
 	v, _ := c.m.LoadOrStore(k, ls)
 	return v.(*labelSet)
 }
 
 func (c *attrCache) build(k attrKey) []attribute.KeyValue {
-	s := attribute.String("server_name", c.server)
+	s := attribute.String(string(AttrServerName), c.server)
 	switch k.fam {
+	case famOperation:
+		return c.operationAttrs(k)
+	case famSession:
+		return c.sessionAttrs(k)
 	case famRequest:
 		return []attribute.KeyValue{s, attribute.String("method", k.a), attribute.String("status", k.b)}
 	case famError:
@@ -73,6 +91,8 @@ func (c *attrCache) build(k attrKey) []attribute.KeyValue {
 	case famPrompt:
 		return []attribute.KeyValue{s, attribute.String("prompt_name", k.a), attribute.String("status", k.b)}
 	case famNotification:
+		return []attribute.KeyValue{s, attribute.String("mcp.method.name", semconvValue(k.a)), attribute.String("direction", k.b)}
+	case famLegacyNotification:
 		return []attribute.KeyValue{s, attribute.String("method", k.a), attribute.String("direction", k.b)}
 	case famMessage:
 		return []attribute.KeyValue{s, attribute.String("kind", k.a), attribute.String("direction", k.b)}

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -14,18 +12,22 @@ import (
 // strings are label values from allow-lists, except id, which is only
 // compared.
 type call struct {
-	id     string
-	method string
-	tool   string // tools/call
-	op     string // tools/call
-	target string // prompts/get: prompt_name; resources/read: resource_scheme
-	start  time.Time
-	span   trace.Span // nil when not tracing
-	done   bool
+	id      string
+	method  string
+	tool    string // tools/call
+	op      string // tools/call
+	target  string // prompts/get: prompt name; resources/*: the URI if the upstream listed it
+	scheme  string // resources/read: legacy resource_scheme label
+	version string // mcp.protocol.version, "" when unknown
+	start   time.Time
+	sent    time.Time  // when it went upstream; zero if it never did
+	span    trace.Span // nil when not tracing
+	done    bool
 }
 
 // begin starts measuring the request m, which arrived at start; ctx carries
-// the client's trace context. When tracing, the returned context carries
+// the trace context of the transport (HTTP headers), which the request's
+// own params._meta overrides. When tracing, the returned context carries
 // the call's span.
 func (t *telemetry) begin(ctx context.Context, m *message, start time.Time) (context.Context, *call) {
 	c := &call{id: m.id, method: m.method, start: start}
@@ -34,27 +36,24 @@ func (t *telemetry) begin(ctx context.Context, m *message, start time.Time) (con
 		c.tool, c.op = t.vocab.toolLabels(member(m.params, "name"), member(member(m.params, "arguments"), "operation"))
 	case "prompts/get":
 		c.target = t.vocab.promptLabel(member(m.params, "name"))
-	case "resources/read":
-		c.target = t.vocab.schemeLabel(member(m.params, "uri"))
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		uri := member(m.params, "uri")
+		c.target = t.vocab.resourceLabel(uri)
+		if c.method == "resources/read" && t.legacy != nil {
+			c.scheme = t.vocab.schemeLabel(uri)
+		}
+	}
+	if t.attrs.transport == transportPipe {
+		c.sent = start // the line goes to the server's stdin right away
+		if v := t.pipeVersion.Load(); v != nil {
+			c.version = *v
+		}
 	}
 	t.message(kindRequest, DirectionIn)
 	if t.tracer == nil {
 		return ctx, c
 	}
-	name := c.method
-	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", c.method), attribute.String("server.name", t.server)}
-	switch c.method {
-	case "tools/call":
-		name += " " + c.tool
-		attrs = append(attrs, attribute.String("gen_ai.tool.name", c.tool), attribute.String("mcp.tool.operation", c.op))
-	case "prompts/get":
-		attrs = append(attrs, attribute.String("mcp.prompt.name", c.target))
-	case "resources/read":
-		attrs = append(attrs, attribute.String("mcp.resource.scheme", c.target))
-	}
-	ctx, c.span = t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithTimestamp(start), trace.WithAttributes(attrs...))
-	return ctx, c
+	return t.startSpan(ctx, m, c)
 }
 
 // answer completes c with the JSON-RPC response m, and learns label values
@@ -77,6 +76,12 @@ func (t *telemetry) answer(c *call, m *message) {
 		}
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		t.vocab.learn(c.method, m.result)
+	case "initialize":
+		pv, _ := stringValue(member(m.result, "protocolVersion"))
+		c.version = protocolVersionLabel(string(pv))
+		if t.attrs.transport == transportPipe && t.pipeStart.CompareAndSwap(0, time.Now().UnixNano()) {
+			t.pipeVersion.Store(&c.version)
+		}
 	}
 	t.finish(c, status, codeNone)
 }
@@ -92,52 +97,39 @@ func (t *telemetry) finish(c *call, status, code string) {
 		return
 	}
 	c.done = true
-	d := time.Since(c.start)
-	secs := d.Seconds()
+	now := time.Now()
+	d := now.Sub(c.start)
+	et := errorType(status, code)
+	// With a sampled span in the context, the histograms keep its trace id
+	// as an exemplar.
 	ctx := context.Background()
-	// Histograms cost a series per bucket, so they are kept for allow-listed
-	// methods and tools: invented names are counted, not timed, and a flood
-	// of them adds only a few counter series.
-	ls := t.attrs.get(attrKey{fam: famRequest, a: c.method, b: status})
-	t.inst.requests.Add(ctx, 1, ls.add...)
-	if c.method != Other {
-		t.inst.duration.Record(ctx, secs, ls.rec...)
+	if c.span != nil {
+		ctx = trace.ContextWithSpan(ctx, c.span)
 	}
-	if status == StatusError {
-		t.inst.protocolErrors.Add(ctx, 1, t.attrs.get(attrKey{fam: famError, a: c.method, b: code}).add...)
+	ls := t.attrs.get(attrKey{fam: famOperation, a: c.method, b: c.subject(), c: c.op, d: et, e: c.version})
+	t.inst.serverOp.Record(ctx, d.Seconds(), ls.rec...)
+	if !c.sent.IsZero() {
+		t.inst.clientOp.Record(ctx, now.Sub(c.sent).Seconds(), ls.recClient...)
 	}
-	srv := t.attrs.get(attrKey{fam: famServer}).add
-	switch c.method {
-	case "tools/call":
-		tl := t.attrs.get(attrKey{fam: famTool, a: c.tool, b: c.op, c: status})
-		t.inst.toolCalls.Add(ctx, 1, tl.add...)
-		if c.tool != Other {
-			t.inst.toolDuration.Record(ctx, secs, tl.rec...)
-		}
-	case "tools/list":
-		t.inst.toolsListed.Add(ctx, 1, srv...)
-	case "resources/list":
-		t.inst.resourcesListed.Add(ctx, 1, srv...)
-	case "prompts/list":
-		t.inst.promptsListed.Add(ctx, 1, srv...)
-	case "resources/read":
-		t.inst.resourceReads.Add(ctx, 1, t.attrs.get(attrKey{fam: famResource, a: c.target, b: status}).add...)
-	case "prompts/get":
-		t.inst.promptGets.Add(ctx, 1, t.attrs.get(attrKey{fam: famPrompt, a: c.target, b: status}).add...)
+	if t.legacy != nil {
+		t.legacyFinish(c, status, code, d.Seconds())
 	}
 	if c.span != nil {
-		c.span.SetAttributes(attribute.String("mcp.response.status", status))
-		if status == StatusError {
-			c.span.SetAttributes(attribute.String("rpc.jsonrpc.error_code", code))
-			c.span.SetStatus(codes.Error, code)
-		}
-		c.span.End()
+		t.endSpan(c, et)
 	}
 	if t.log.Enabled(ctx, slog.LevelDebug) {
 		t.log.LogAttrs(ctx, slog.LevelDebug, "mcp request",
 			slog.String("method", c.method), slog.String("tool", c.tool), slog.String("operation", c.op),
-			slog.String("status", status), slog.String("error_code", code), slog.Duration("duration", d))
+			slog.String("status", status), slog.String("error_type", et), slog.Duration("duration", d))
 	}
+}
+
+// subject is what the call is about: its tool, prompt or resource.
+func (c *call) subject() string {
+	if c.method == "tools/call" {
+		return c.tool
+	}
+	return c.target
 }
 
 // message counts one JSON-RPC message of kind k.
@@ -149,6 +141,9 @@ func (t *telemetry) message(k kind, direction string) {
 func (t *telemetry) notification(method, direction string) {
 	ctx := context.Background()
 	t.inst.notifications.Add(ctx, 1, t.attrs.get(attrKey{fam: famNotification, a: method, b: direction}).add...)
+	if t.legacy != nil {
+		t.legacy.notifications.Add(ctx, 1, t.attrs.get(attrKey{fam: famLegacyNotification, a: method, b: direction}).add...)
+	}
 	t.message(kindNotification, direction)
 }
 

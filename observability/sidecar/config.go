@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -22,7 +23,6 @@ const (
 	DefaultUpstreamTimeout    = 2 * time.Minute
 	DefaultMaxBodyBytes       = 32 << 20
 	DefaultSessionIdleTimeout = time.Hour
-	DefaultOTLPInterval       = 10 * time.Second
 )
 
 // Config configures a Proxy or a StdioProxy. Zero values take the defaults
@@ -60,18 +60,20 @@ type Config struct {
 	AllowedHosts []string
 	// ServiceName is the OpenTelemetry service.name resource attribute.
 	ServiceName string
-	// OTLP also pushes metrics and traces over OTLP/HTTP, configured by the
-	// standard OTEL_EXPORTER_OTLP_* environment variables.
-	OTLP bool
-	// OTLPEndpoint is the base URL of the OTLP/HTTP receiver (e.g.
-	// http://127.0.0.1:4318); it implies OTLP. Empty uses the environment.
-	OTLPEndpoint string
-	// OTLPInterval is the metric push period.
-	OTLPInterval time.Duration
+	// LegacyMetrics also emits the metric names of releases before the
+	// semantic conventions (mcp_requests_total, mcp_upstream_available, ...)
+	// besides today's. It will go in the next release.
+	LegacyMetrics bool
+	// MetricReaders are added to the proxy's MeterProvider besides its own
+	// Prometheus reader (which serves /metrics and Counts), e.g. a periodic
+	// OTLP reader; Close shuts them down. The library links no exporter:
+	// cmd/mcp-sidecar brings OTLP.
+	MetricReaders []sdkmetric.Reader
 	// Logger receives operational logs. Nil uses slog.Default().
 	Logger *slog.Logger
-	// TracerProvider creates the per-request spans. Nil uses an SDK provider
-	// of the proxy's own, which exports over OTLP when OTLP is on.
+	// TracerProvider creates the per-request spans; nil makes none (and
+	// messages pass byte for byte). The caller shuts it down; give it
+	// Resource(ServiceName).
 	TracerProvider trace.TracerProvider
 	// Transport carries requests to the upstream. Nil uses a tuned
 	// keep-alive transport; HandlerTransport serves them with an in-process
@@ -104,12 +106,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SessionIdleTimeout <= 0 {
 		c.SessionIdleTimeout = DefaultSessionIdleTimeout
-	}
-	if c.OTLPInterval <= 0 {
-		c.OTLPInterval = DefaultOTLPInterval
-	}
-	if c.OTLPEndpoint != "" {
-		c.OTLP = true
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 )
 
 // MethodStatus keys request counts.
@@ -27,8 +28,9 @@ type Notification struct {
 }
 
 // Counts is a snapshot of completed requests, read from the same
-// instruments that feed /metrics (mcp_requests_total, mcp_tool_calls_total,
-// mcp_notifications_total). A request counts once its answer has been
+// instruments that feed /metrics (mcp.server.operation.duration by
+// mcp.method.name, error.type, gen_ai.tool.name and thoughtbox.operation,
+// and mcp.sidecar.notifications). A request counts once its answer has been
 // seen, which happens before the answer is relayed to the client.
 type Counts struct {
 	Requests      map[MethodStatus]int64
@@ -84,7 +86,8 @@ func newCounts() Counts {
 	}
 }
 
-// counts collects the current values.
+// counts collects the current values from the server side's operation
+// histogram and the notification counter.
 func (t *telemetry) counts() Counts {
 	c := newCounts()
 	var rm metricdata.ResourceMetrics
@@ -93,25 +96,38 @@ func (t *telemetry) counts() Counts {
 	}
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if !ok {
-				continue
-			}
-			for _, dp := range sum.DataPoints {
-				get := func(k string) string {
-					v, _ := dp.Attributes.Value(attribute.Key(k))
-					return v.AsString()
+			switch m.Name {
+			case MetricServerOperationDuration:
+				h, _ := m.Data.(metricdata.Histogram[float64])
+				for _, dp := range h.DataPoints {
+					get := attrGetter(dp.Attributes)
+					method, status := labelValue(get(semconv.McpMethodNameKey)), statusOf(get(semconv.ErrorTypeKey))
+					c.Requests[MethodStatus{method, status}] += int64(dp.Count)
+					if method == "tools/call" {
+						op := None
+						if v, ok := dp.Attributes.Value(AttrOperation); ok {
+							op = labelValue(v.AsString())
+						}
+						c.ToolCalls[ToolCall{labelValue(get(semconv.GenAIToolNameKey)), op, status}] += int64(dp.Count)
+					}
 				}
-				switch m.Name {
-				case MetricRequests:
-					c.Requests[MethodStatus{get("method"), get("status")}] += dp.Value
-				case MetricToolCalls:
-					c.ToolCalls[ToolCall{get("tool"), get("operation"), get("status")}] += dp.Value
-				case MetricNotifications:
-					c.Notifications[Notification{get("method"), get("direction")}] += dp.Value
+			case MetricNotifications:
+				sum, _ := m.Data.(metricdata.Sum[int64])
+				for _, dp := range sum.DataPoints {
+					get := attrGetter(dp.Attributes)
+					c.Notifications[Notification{labelValue(get(semconv.McpMethodNameKey)), get("direction")}] += dp.Value
 				}
 			}
 		}
 	}
 	return c
+}
+
+// attrGetter returns a function that reads a string attribute of set ("" if
+// absent).
+func attrGetter(set attribute.Set) func(attribute.Key) string {
+	return func(k attribute.Key) string {
+		v, _ := set.Value(k)
+		return v.AsString()
+	}
 }

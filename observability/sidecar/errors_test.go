@@ -60,18 +60,18 @@ func TestUpstreamErrorsPassThrough(t *testing.T) {
 			w.Header().Set("Content-Type", "text/plain")
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = io.WriteString(w, "boom")
-		}, 500, "boom", StatusError, "http_500"},
+		}, 500, "boom", StatusError, "500"},
 		{"server-range JSON-RPC error", answerJSON(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`),
 			200, `"code":-32000`, StatusError, "-32000"},
 		{"application error code", answerJSON(200, `{"jsonrpc":"2.0","id":1,"error":{"code":4242,"message":"x"}}`),
-			200, `"code":4242`, StatusError, "other"},
+			200, `"code":4242`, StatusError, "_OTHER"},
 		{"JSON-RPC error with HTTP 400", answerJSON(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}`),
 			400, `"code":-32600`, StatusError, "-32600"},
 		{"id-less error", answerJSON(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`),
 			400, `-32700`, StatusError, "-32700"},
 		{"202 for a request", answerJSON(202, ""), 202, "", StatusError, "no_response"},
 		{"tool error", answerJSON(200, `{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`),
-			200, `"isError":true`, StatusToolError, ""},
+			200, `"isError":true`, StatusToolError, "tool_error"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,10 +82,8 @@ func TestUpstreamErrorsPassThrough(t *testing.T) {
 				t.Fatalf("client got %d %q, want %d containing %q", resp.StatusCode, body, c.wantStatus, c.wantBody)
 			}
 			wantCount(t, p.Counts(), "tools/call", c.status, 1)
-			if c.code != "" {
-				wantSeries(t, scrape(t, px.URL), `mcp_protocol_errors_total{error_code="`+c.code+`",method="tools/call",server_name="test"} 1`)
-			}
-			wantSeries(t, scrape(t, px.URL), `mcp_upstream_http_responses_total{code="`+httpCodeStr(c.wantStatus)+`",server_name="test"} 1`)
+			wantOps(t, p.tel, "tools/call", c.code, 1)
+			wantSeries(t, scrape(t, px.URL), `mcp_sidecar_upstream_responses_total{code="`+httpCodeStr(c.wantStatus)+`",server_name="test"} 1`)
 		})
 	}
 }
@@ -130,8 +128,8 @@ func TestUnreachableUpstream(t *testing.T) {
 	}
 	wantCount(t, p.Counts(), "ping", StatusError, 1)
 	m := scrape(t, px.URL)
-	wantSeries(t, m, `mcp_protocol_errors_total{error_code="upstream_unreachable",method="ping",server_name="test"} 1`)
-	wantSeries(t, m, `mcp_upstream_available{server_name="test"} 0`)
+	wantOps(t, p.tel, "ping", "upstream_unreachable", 1)
+	wantSeries(t, m, `mcp_sidecar_upstream_available{server_name="test"} 0`)
 }
 
 // TestUpstreamTimeout checks the 504 and the timeout code.
@@ -150,7 +148,7 @@ func TestUpstreamTimeout(t *testing.T) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
 	wantCount(t, p.Counts(), "tools/list", StatusError, 1)
-	wantSeries(t, scrape(t, px.URL), `mcp_protocol_errors_total{error_code="timeout",method="tools/list",server_name="test"} 1`)
+	wantOps(t, p.tel, "tools/list", "timeout", 1)
 }
 
 // TestSSEStreamsAsItArrives holds the upstream between two events: the
@@ -281,7 +279,7 @@ func TestBodyLimit(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "-32600") {
 		t.Errorf("got %d %s", resp.StatusCode, body)
 	}
-	wantSeries(t, scrape(t, px.URL), `mcp_proxy_rejected_total{reason="body_too_large",server_name="test"} 1`)
+	wantSeries(t, scrape(t, px.URL), `mcp_sidecar_rejected_total{reason="body_too_large",server_name="test"} 1`)
 }
 
 // TestDNSRebindingProtection rejects foreign Host headers on loopback.

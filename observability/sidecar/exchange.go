@@ -3,6 +3,7 @@ package sidecar
 import (
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // exchange is one POST: the requests it carried and their answers so far.
@@ -12,6 +13,15 @@ type exchange struct {
 	// nullErr is an answer with a null id: an error about the whole body
 	// (parse error, invalid request), which applies to every unanswered call.
 	nullErr []byte
+}
+
+// markSent notes when the requests went upstream, and the protocol version
+// the client declared in its header.
+func (e *exchange) markSent(at time.Time, protocolVersion string) {
+	v := protocolVersionLabel(protocolVersion)
+	for _, c := range e.calls {
+		c.sent, c.version = at, v
+	}
 }
 
 // onMessage takes one message of the upstream's answer.

@@ -76,11 +76,12 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 		uctx, cancel = context.WithTimeout(uctx, p.cfg.UpstreamTimeout)
 		defer cancel()
 	}
-	ureq := p.upstreamRequest(uctx, r, body)
+	ureq := p.upstreamRequest(uctx, r, t.traceBody(body, msgs, ex.calls))
 	if len(ex.calls) > 0 && t.tracer != nil {
 		t.propagator.Inject(traced, propagation.HeaderCarrier(ureq.Header))
 	}
 	sent := time.Now()
+	ex.markSent(sent, r.Header.Get("Mcp-Protocol-Version"))
 	resp, err := p.transport.RoundTrip(ureq)
 	if err != nil {
 		p.upstreamFailed(w, r, uctx, &ex, err)
@@ -248,7 +249,7 @@ func (p *Proxy) upstreamAnswered(r *http.Request, resp *http.Response, msgs []me
 	sid := r.Header.Get("Mcp-Session-Id")
 	switch {
 	case resp.StatusCode == http.StatusNotFound && sid != "":
-		p.sessions.remove(sid) // the upstream no longer knows it
+		p.sessions.lost(sid) // the upstream no longer knows it
 	case resp.StatusCode < 300 && len(msgs) == 1 && msgs[0].kind == kindRequest && msgs[0].method == "initialize":
 		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 			p.sessions.add(id)

@@ -64,8 +64,8 @@ func TestProbeFollowsTheUpstream(t *testing.T) {
 		t.Error("/readyz while up is not 200")
 	}
 	m := scrape(t, px.URL)
-	wantSeries(t, m, `mcp_upstream_available{server_name="test"} 1`)
-	if strings.Contains(m, `mcp_upstream_last_success_timestamp_seconds{server_name="test"} 0`) {
+	wantSeries(t, m, `mcp_sidecar_upstream_available{server_name="test"} 1`)
+	if strings.Contains(m, `mcp_sidecar_upstream_last_success_seconds{server_name="test"} 0`) {
 		t.Error("last success timestamp still 0 while up")
 	}
 	// The probe's traffic is its own, not client traffic.
@@ -82,8 +82,8 @@ func TestProbeFollowsTheUpstream(t *testing.T) {
 	if ready(t, px.URL) != 503 {
 		t.Error("/readyz while down is not 503")
 	}
-	wantSeries(t, scrape(t, px.URL), `mcp_upstream_available{server_name="test"} 0`)
-	if !strings.Contains(scrape(t, px.URL), `mcp_upstream_check_duration_seconds_count{result="fail",server_name="test"}`) {
+	wantSeries(t, scrape(t, px.URL), `mcp_sidecar_upstream_available{server_name="test"} 0`)
+	if !strings.Contains(scrape(t, px.URL), `mcp_sidecar_upstream_check_duration_seconds_count{result="fail",server_name="test"}`) {
 		t.Error("failed probes not recorded")
 	}
 

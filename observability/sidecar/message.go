@@ -21,6 +21,7 @@ type message struct {
 	kind   kind
 	method string // methodLabel of the method
 	id     string // canonical id, for matching answers to requests
+	raw    []byte // the whole message
 	params []byte
 	result []byte
 	err    []byte
@@ -50,6 +51,7 @@ func parseMessage(data []byte) message {
 	if !ok {
 		return message{}
 	}
+	m.raw = data
 	if isNull(m.err) {
 		m.err = nil
 	}

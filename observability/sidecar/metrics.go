@@ -15,58 +15,73 @@ import (
 // original sidecar.
 const meterName = "mcp-sidecar"
 
-// durationBuckets are the histogram boundaries in seconds: 0.5 ms to 60 s.
+// durationBuckets are the boundaries, in seconds, of the sidecar's own
+// duration histograms (probes, and the legacy request histograms): 0.5 ms
+// to 60 s.
 var durationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
 
-// Metric names. Those of the original sidecar keep their names; their
-// defects (no status label, millisecond buckets for seconds, a drifting
-// availability counter, raw client strings as labels) are fixed.
+// overheadBuckets are the boundaries of the proxy overhead histogram: 10 µs
+// to 100 ms, where the proxy's own cost lies.
+var overheadBuckets = []float64{0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1}
+
+// Names of the sidecar's own instruments, those the semantic conventions do
+// not define (OpenTelemetry names; the Prometheus exposition turns
+// mcp.sidecar.active_requests into mcp_sidecar_active_requests, counters
+// get _total and units a suffix).
 const (
-	MetricRequests        = "mcp_requests_total"
-	MetricRequestDuration = "mcp_request_duration_seconds"
-	MetricProtocolErrors  = "mcp_protocol_errors_total"
-	MetricToolCalls       = "mcp_tool_calls_total"
-	MetricToolDuration    = "mcp_tool_duration_seconds"
-	MetricToolsListed     = "mcp_tools_listed_total"
-	MetricResourcesListed = "mcp_resources_listed_total"
-	MetricResourceReads   = "mcp_resource_reads_total"
-	MetricPromptsListed   = "mcp_prompts_listed_total"
-	MetricPromptGets      = "mcp_prompt_gets_total"
-	MetricNotifications   = "mcp_notifications_total"
-	MetricMessages        = "mcp_messages_total"
-	MetricMessageBytes    = "mcp_message_bytes_total"
-	MetricSSEEvents       = "mcp_sse_events_total"
-	MetricUpstreamHTTP    = "mcp_upstream_http_responses_total"
-	MetricCheckDuration   = "mcp_upstream_check_duration_seconds"
-	MetricOverhead        = "mcp_proxy_overhead_seconds"
-	MetricRejected        = "mcp_proxy_rejected_total"
-	MetricInflight        = "mcp_inflight_requests"
-	MetricActiveConns     = "mcp_active_connections"
-	MetricSessionsActive  = "mcp_sessions_active"
-	MetricSSEStreams      = "mcp_sse_streams_active"
-	MetricUpstreamUp      = "mcp_upstream_available"
-	MetricUpstreamLastOK  = "mcp_upstream_last_success_timestamp_seconds"
-	MetricBuildInfo       = "mcp_build_info"
+	MetricNotifications  = "mcp.sidecar.notifications"
+	MetricMessages       = "mcp.sidecar.messages"
+	MetricMessageBytes   = "mcp.sidecar.io"
+	MetricSSEEvents      = "mcp.sidecar.sse.events"
+	MetricUpstreamHTTP   = "mcp.sidecar.upstream.responses"
+	MetricCheckDuration  = "mcp.sidecar.upstream.check.duration"
+	MetricOverhead       = "mcp.sidecar.overhead"
+	MetricRejected       = "mcp.sidecar.rejected"
+	MetricInflight       = "mcp.sidecar.active_requests"
+	MetricSessionsActive = "mcp.sidecar.active_sessions"
+	MetricSSEStreams     = "mcp.sidecar.sse.active_streams"
+	MetricUpstreamUp     = "mcp.sidecar.upstream.available"
+	MetricUpstreamLastOK = "mcp.sidecar.upstream.last_success"
+	MetricBuildInfo      = "mcp.sidecar.build.info"
 )
+
+// counter is a counter under its current name and, with legacy metrics on,
+// under its legacy name too; both take the same attributes.
+type counter struct{ cur, legacy metric.Int64Counter }
+
+// Add adds n to both.
+func (c counter) Add(ctx context.Context, n int64, opts ...metric.AddOption) {
+	c.cur.Add(ctx, n, opts...)
+	if c.legacy != nil {
+		c.legacy.Add(ctx, n, opts...)
+	}
+}
+
+// histogram is a histogram under its current name and, with legacy metrics
+// on, under its legacy name too.
+type histogram struct{ cur, legacy metric.Float64Histogram }
+
+// Record records v in both.
+func (h histogram) Record(ctx context.Context, v float64, opts ...metric.RecordOption) {
+	h.cur.Record(ctx, v, opts...)
+	if h.legacy != nil {
+		h.legacy.Record(ctx, v, opts...)
+	}
+}
 
 // instruments are the synchronous instruments.
 type instruments struct {
-	requests        metric.Int64Counter
-	duration        metric.Float64Histogram
-	protocolErrors  metric.Int64Counter
-	toolCalls       metric.Int64Counter
-	toolDuration    metric.Float64Histogram
-	toolsListed     metric.Int64Counter
-	resourcesListed metric.Int64Counter
-	resourceReads   metric.Int64Counter
-	promptsListed   metric.Int64Counter
-	promptGets      metric.Int64Counter
-	notifications   metric.Int64Counter
-	sseEvents       metric.Int64Counter
-	upstreamHTTP    metric.Int64Counter
-	checkDuration   metric.Float64Histogram
-	overhead        metric.Float64Histogram
-	rejected        metric.Int64Counter
+	// The semantic conventions' histograms: the proxy as the server its
+	// clients talk to, and as the client of the upstream.
+	serverOp, clientOp           metric.Float64Histogram
+	serverSession, clientSession metric.Float64Histogram
+
+	notifications metric.Int64Counter
+	sseEvents     counter
+	upstreamHTTP  counter
+	checkDuration histogram
+	overhead      histogram
+	rejected      counter
 }
 
 // liveState holds the values behind the observable gauges.
@@ -103,65 +118,82 @@ func (s *liveState) setAvailable(up bool, at time.Time) {
 	s.available.Store(0)
 }
 
-func newInstruments(m metric.Meter) (instruments, error) {
+// newInstruments creates the instruments; legacy, when not nil, receives
+// the legacy names of the instruments both generations share.
+func newInstruments(m metric.Meter, legacy *legacyInstruments) (instruments, error) {
 	var errs []error
-	counter := func(name, desc string, unit string) metric.Int64Counter {
-		opts := []metric.Int64CounterOption{metric.WithDescription(desc)}
-		if unit != "" {
-			opts = append(opts, metric.WithUnit(unit))
-		}
-		c, err := m.Int64Counter(name, opts...)
+	counterOf := func(name, desc, unit string) metric.Int64Counter {
+		c, err := m.Int64Counter(name, metric.WithDescription(desc), metric.WithUnit(unit))
 		errs = append(errs, err)
 		return c
 	}
-	histogram := func(name, desc string) metric.Float64Histogram {
+	histogramOf := func(name, desc string, buckets []float64) metric.Float64Histogram {
 		h, err := m.Float64Histogram(name, metric.WithDescription(desc), metric.WithUnit("s"),
-			metric.WithExplicitBucketBoundaries(durationBuckets...))
+			metric.WithExplicitBucketBoundaries(buckets...))
 		errs = append(errs, err)
 		return h
 	}
 	in := instruments{
-		requests:        counter(MetricRequests, "Completed JSON-RPC requests by method and status.", ""),
-		duration:        histogram(MetricRequestDuration, "Time from the request's arrival at the proxy to its answer, in seconds (allow-listed methods only)."),
-		protocolErrors:  counter(MetricProtocolErrors, "Failed requests by method and error code (JSON-RPC code, http_NNN, timeout, upstream_unreachable, no_response).", ""),
-		toolCalls:       counter(MetricToolCalls, "Completed tools/call requests by tool, operation and status.", ""),
-		toolDuration:    histogram(MetricToolDuration, "Duration of tools/call requests by tool, operation and status, in seconds (advertised tools only)."),
-		toolsListed:     counter(MetricToolsListed, "Completed tools/list requests.", ""),
-		resourcesListed: counter(MetricResourcesListed, "Completed resources/list requests.", ""),
-		resourceReads:   counter(MetricResourceReads, "Completed resources/read requests by URI scheme and status.", ""),
-		promptsListed:   counter(MetricPromptsListed, "Completed prompts/list requests.", ""),
-		promptGets:      counter(MetricPromptGets, "Completed prompts/get requests by prompt and status.", ""),
-		notifications:   counter(MetricNotifications, "JSON-RPC notifications by method and direction (in: client to server).", ""),
-		sseEvents:       counter(MetricSSEEvents, "SSE events relayed from the upstream, by stream (post, get).", ""),
-		upstreamHTTP:    counter(MetricUpstreamHTTP, "HTTP responses received from the upstream by status code.", ""),
-		checkDuration:   histogram(MetricCheckDuration, "Duration of upstream availability probes by result, in seconds."),
-		overhead:        histogram(MetricOverhead, "Time the proxy adds to a JSON answer: total minus the upstream exchange, in seconds."),
-		rejected:        counter(MetricRejected, "Requests the proxy refused itself, by reason.", ""),
+		notifications: counterOf(MetricNotifications, "JSON-RPC notifications by method and direction (in: client to server).", "{notification}"),
+		sseEvents:     counter{cur: counterOf(MetricSSEEvents, "SSE events relayed from the upstream, by stream (post, get).", "{event}")},
+		upstreamHTTP:  counter{cur: counterOf(MetricUpstreamHTTP, "HTTP responses received from the upstream by status code.", "{response}")},
+		checkDuration: histogram{cur: histogramOf(MetricCheckDuration, "Duration of upstream availability probes by result.", durationBuckets)},
+		overhead:      histogram{cur: histogramOf(MetricOverhead, "Time the proxy adds to a JSON answer: total minus the upstream exchange.", overheadBuckets)},
+		rejected:      counter{cur: counterOf(MetricRejected, "Requests the proxy refused itself, by reason.", "{request}")},
+	}
+	errs = append(errs, newSemconvInstruments(m, &in))
+	if legacy != nil {
+		in.sseEvents.legacy = legacy.sseEvents
+		in.upstreamHTTP.legacy = legacy.upstreamHTTP
+		in.checkDuration.legacy = legacy.checkDuration
+		in.overhead.legacy = legacy.overhead
+		in.rejected.legacy = legacy.rejected
 	}
 	return in, errors.Join(errs...)
 }
 
-// registerGauges registers the observable gauges that read state.
-func registerGauges(m metric.Meter, s *liveState, server, version string) error {
+// gaugeNames names the observable instruments of one generation.
+type gaugeNames struct {
+	inflight, activeConns, sessions, streams, up, lastOK, build, bytes, messages string
+	bytesUnit                                                                    string
+}
+
+// currentGauges are today's names; legacyGauges those of the original
+// sidecar (activeConns is its deprecated alias of inflight).
+var (
+	currentGauges = gaugeNames{inflight: MetricInflight, sessions: MetricSessionsActive, streams: MetricSSEStreams,
+		up: MetricUpstreamUp, lastOK: MetricUpstreamLastOK, build: MetricBuildInfo, bytes: MetricMessageBytes,
+		messages: MetricMessages, bytesUnit: "By"}
+	legacyGauges = gaugeNames{inflight: legacyInflight, activeConns: legacyActiveConns, sessions: legacySessionsActive,
+		streams: legacySSEStreams, up: legacyUpstreamUp, lastOK: legacyUpstreamLastOK, build: legacyBuildInfo,
+		bytes: legacyMessageBytes, messages: legacyMessages, bytesUnit: "By"}
+)
+
+// registerGauges registers the observable instruments named by n, which
+// read state.
+func registerGauges(m metric.Meter, s *liveState, server, version string, n gaugeNames) error {
 	var errs []error
-	gauge := func(name, desc string) metric.Int64ObservableGauge {
-		g, err := m.Int64ObservableGauge(name, metric.WithDescription(desc))
+	gauge := func(name, desc, unit string) metric.Int64ObservableGauge {
+		g, err := m.Int64ObservableGauge(name, metric.WithDescription(desc), metric.WithUnit(unit))
 		errs = append(errs, err)
 		return g
 	}
-	inflight := gauge(MetricInflight, "Requests received and not yet answered.")
-	conns := gauge(MetricActiveConns, "Deprecated alias of mcp_inflight_requests, kept for the original dashboards and health checks.")
-	sessions := gauge(MetricSessionsActive, "MCP sessions established through the proxy and not terminated or idle.")
-	streams := gauge(MetricSSEStreams, "SSE streams being relayed, by stream (post, get).")
-	up := gauge(MetricUpstreamUp, "1 if the last upstream probe succeeded, else 0.")
-	build := gauge(MetricBuildInfo, "Always 1; labels carry the sidecar version and Go version.")
-	last, err := m.Float64ObservableGauge(MetricUpstreamLastOK, metric.WithUnit("s"),
+	inflight := gauge(n.inflight, "Requests received and not yet answered.", "{request}")
+	var conns metric.Int64ObservableGauge
+	if n.activeConns != "" {
+		conns = gauge(n.activeConns, "Deprecated alias of mcp_inflight_requests, kept for the original dashboards and health checks.", "")
+	}
+	sessions := gauge(n.sessions, "MCP sessions established through the proxy and not terminated or idle.", "{session}")
+	streams := gauge(n.streams, "SSE streams being relayed, by stream (post, get).", "{stream}")
+	up := gauge(n.up, "1 if the last upstream probe succeeded, else 0.", "")
+	build := gauge(n.build, "Always 1; labels carry the sidecar version and Go version.", "")
+	last, err := m.Float64ObservableGauge(n.lastOK, metric.WithUnit("s"),
 		metric.WithDescription("Unix time of the last successful upstream probe; 0 if none yet."))
 	errs = append(errs, err)
-	bytesCounter, err := m.Int64ObservableCounter(MetricMessageBytes, metric.WithUnit("By"),
+	bytesCounter, err := m.Int64ObservableCounter(n.bytes, metric.WithUnit(n.bytesUnit),
 		metric.WithDescription("MCP message bytes as carried on the wire (HTTP bodies, stdio lines), by direction."))
 	errs = append(errs, err)
-	msgCounter, err := m.Int64ObservableCounter(MetricMessages,
+	msgCounter, err := m.Int64ObservableCounter(n.messages, metric.WithUnit("{message}"),
 		metric.WithDescription("JSON-RPC messages by kind (request, notification, response, invalid) and direction."))
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
@@ -181,6 +213,10 @@ func registerGauges(m metric.Meter, s *liveState, server, version string) error 
 			msgOpts[d][k] = metric.WithAttributeSet(attribute.NewSet(srv, attribute.String("direction", dir), attribute.String("kind", name)))
 		}
 	}
+	observed := []metric.Observable{inflight, sessions, streams, up, last, build, bytesCounter, msgCounter}
+	if conns != nil {
+		observed = append(observed, conns)
+	}
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		for d := range 2 {
 			o.ObserveInt64(bytesCounter, s.bytes[d].Load(), dirOpts[d])
@@ -192,7 +228,9 @@ func registerGauges(m metric.Meter, s *liveState, server, version string) error 
 		}
 		n := s.inflight.Load()
 		o.ObserveInt64(inflight, n, plain)
-		o.ObserveInt64(conns, n, plain)
+		if conns != nil {
+			o.ObserveInt64(conns, n, plain)
+		}
 		o.ObserveInt64(sessions, s.sessions.Load(), plain)
 		o.ObserveInt64(streams, s.ssePost.Load(), post)
 		o.ObserveInt64(streams, s.sseGet.Load(), get)
@@ -200,6 +238,6 @@ func registerGauges(m metric.Meter, s *liveState, server, version string) error 
 		o.ObserveFloat64(last, float64(s.lastSuccess.Load())/1e9, plain)
 		o.ObserveInt64(build, 1, info)
 		return nil
-	}, inflight, conns, sessions, streams, up, last, build, bytesCounter, msgCounter)
+	}, observed...)
 	return err
 }

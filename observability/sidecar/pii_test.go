@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -15,6 +16,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
@@ -66,9 +71,20 @@ func TestNoRequestContentInTelemetry(t *testing.T) {
 	collector := httptest.NewServer(sink)
 	defer collector.Close()
 	up := startReference(t)
+	ctx := context.Background()
+	mexp, err := otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(collector.URL+"/v1/metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	texp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(collector.URL+"/v1/traces"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(Resource("mcp-sidecar")), sdktrace.WithBatcher(texp))
 	cfg := Config{
-		Upstream: up.URL + "/mcp", ServerName: "test", Logger: logger,
-		ProbeInterval: time.Hour, OTLPEndpoint: collector.URL, OTLPInterval: 50 * time.Millisecond,
+		Upstream: up.URL + "/mcp", ServerName: "test", Logger: logger, ProbeInterval: time.Hour,
+		MetricReaders:  []sdkmetric.Reader{sdkmetric.NewPeriodicReader(mexp, sdkmetric.WithInterval(50*time.Millisecond))},
+		TracerProvider: tp,
 	}
 	p, err := New(cfg)
 	if err != nil {
@@ -89,7 +105,7 @@ func TestNoRequestContentInTelemetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	mc = client.NewClient(mc.GetTransport(), client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	ctx := t.Context()
+	ctx = t.Context()
 	if err := mc.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +159,10 @@ func TestNoRequestContentInTelemetry(t *testing.T) {
 
 	metrics := scrape(t, px.URL)
 	counts := fmt.Sprint(p.Counts())
-	if err := p.Close(); err != nil { // flushes the OTLP exporters
+	if err := p.Close(); err != nil { // flushes the OTLP metric exporter
+		t.Fatal(err)
+	}
+	if err := tp.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	sinks := map[string]string{
@@ -152,7 +171,7 @@ func TestNoRequestContentInTelemetry(t *testing.T) {
 	}
 	// Each sink must have seen the traffic, or its check proves nothing.
 	for name, want := range map[string]string{"/metrics": `operation="thought"`, "Counts": "thought",
-		"logs": "upstream unreachable", "OTLP metrics": "mcp_requests_total", "OTLP traces": "tools/call thoughtbox_gateway"} {
+		"logs": "upstream unreachable", "OTLP metrics": "mcp.server.operation.duration", "OTLP traces": "tools/call thoughtbox_gateway"} {
 		if !strings.Contains(sinks[name], want) {
 			t.Errorf("%s lacks %q: the scan below would prove nothing", name, want)
 		}

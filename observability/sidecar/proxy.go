@@ -34,7 +34,7 @@ func New(cfg Config) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	tel, err := newTelemetry(cfg)
+	tel, err := newTelemetry(cfg, u)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func New(cfg Config) (*Proxy, error) {
 	if p.transport == nil {
 		p.transport = newTransport()
 	}
-	p.sessions = &sessionTracker{count: &tel.state.sessions, idle: cfg.SessionIdleTimeout}
+	p.sessions = &sessionTracker{count: &tel.state.sessions, idle: cfg.SessionIdleTimeout, ended: tel.sessionEnded}
 	p.handler = http.HandlerFunc(p.route)
 
 	ctx, stop := context.WithCancel(context.Background())

@@ -52,7 +52,7 @@ func NewStdio(cfg Config, cmd *exec.Cmd) (*StdioProxy, error) {
 		return nil, errors.New("sidecar: NewStdio needs an unstarted command without Stdin or Stdout")
 	}
 	cfg = cfg.withDefaults()
-	tel, err := newTelemetry(cfg)
+	tel, err := newTelemetry(cfg, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +126,7 @@ func (s *StdioProxy) Run(ctx context.Context, in io.Reader, out io.Writer) error
 	s.running.Store(false)
 	s.tel.state.setAvailable(false, time.Now())
 	s.tel.state.sessions.Store(0)
+	s.tel.endPipeSession()
 	s.mu.Lock()
 	for id, c := range s.pending {
 		s.tel.finish(c, StatusError, codeNoResponse)
@@ -162,6 +163,7 @@ func (s *StdioProxy) pumpIn(in io.Reader) {
 			m := parseMessage(line)
 			if m.kind == kindRequest {
 				_, c := s.tel.begin(context.Background(), &m, start)
+				line = s.tel.traceLine(line, &m, c)
 				s.mu.Lock()
 				s.pending[c.id] = c
 				s.mu.Unlock()

@@ -113,7 +113,7 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 		t.Fatalf("only %d lines", len(got))
 	}
 	waitFor(t, "a probe answered", func() bool {
-		return strings.Contains(scrape(t, metrics.URL), `mcp_upstream_check_duration_seconds_count{result="ok",server_name="stdio"}`)
+		return strings.Contains(scrape(t, metrics.URL), `mcp_sidecar_upstream_check_duration_seconds_count{result="ok",server_name="stdio"}`)
 	})
 	if code, rep := health(t, metrics.URL); code != 200 || rep.Upstream != "up" {
 		t.Errorf("/healthz while running: %d %+v", code, rep)
@@ -142,7 +142,7 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 	if n := c.Notifications[Notification{"notifications/progress", DirectionOut}]; n != 3 {
 		t.Errorf("progress notifications %d, want 3", n)
 	}
-	wantSeries(t, scrape(t, metrics.URL), `mcp_sessions_active{server_name="stdio"} 1`)
+	wantSeries(t, scrape(t, metrics.URL), `mcp_sidecar_active_sessions{server_name="stdio"} 1`)
 
 	inW.Close() // the client leaves: the server's stdin closes and it exits
 	select {
@@ -156,7 +156,7 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 	if code, _ := health(t, metrics.URL); code != 503 {
 		t.Errorf("/healthz after exit: %d, want 503", code)
 	}
-	wantSeries(t, scrape(t, metrics.URL), `mcp_sessions_active{server_name="stdio"} 0`)
+	wantSeries(t, scrape(t, metrics.URL), `mcp_sidecar_active_sessions{server_name="stdio"} 0`)
 }
 
 // TestStdioServerExit checks that Run returns the server's exit status and

@@ -2,32 +2,32 @@ package sidecar
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
-	"strings"
+	"strconv"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
 // telemetry is what a Proxy and a StdioProxy share: the instruments and
-// their providers, the learned label vocabulary, the tracer and the logger.
+// their provider, the learned label vocabulary, the tracer and the logger.
 type telemetry struct {
 	server     string
 	inst       instruments
+	legacy     *legacyInstruments // nil unless Config.LegacyMetrics
 	attrs      *attrCache
 	vocab      *vocabulary
 	state      liveState
@@ -35,11 +35,15 @@ type telemetry struct {
 	tracer     trace.Tracer // nil when spans would go nowhere
 	propagator propagation.TextMapPropagator
 
-	registry   *prometheus.Registry
-	metrics    http.Handler
-	prom       *otelprom.Exporter
-	meters     *sdkmetric.MeterProvider
-	ownTracing *sdktrace.TracerProvider // nil when the caller supplied one
+	// The stdio session: when its initialize was answered (unix
+	// nanoseconds, 0 before), and its protocol version.
+	pipeStart   atomic.Int64
+	pipeVersion atomic.Pointer[string]
+
+	registry *prometheus.Registry
+	metrics  http.Handler
+	prom     *otelprom.Exporter
+	meters   *sdkmetric.MeterProvider
 }
 
 // version is the sidecar's module version, or "devel".
@@ -50,40 +54,58 @@ func version() string {
 	return "devel"
 }
 
-func newTelemetry(cfg Config) (*telemetry, error) {
+// Resource is the OpenTelemetry resource of a sidecar named serviceName:
+// service.name and service.version. The proxy's meters carry it; give it to
+// the TracerProvider too.
+func Resource(serviceName string) *resource.Resource {
+	return resource.NewSchemaless(
+		semconv.ServiceNameKey.String(serviceName),
+		semconv.ServiceVersionKey.String(version()),
+	)
+}
+
+// newTelemetry sets up the instruments of a proxy whose upstream is u (nil
+// for a stdio server).
+func newTelemetry(cfg Config, u *url.URL) (*telemetry, error) {
 	t := &telemetry{
 		server:     cfg.ServerName,
-		attrs:      &attrCache{server: cfg.ServerName},
+		attrs:      &attrCache{server: cfg.ServerName, transport: transportPipe},
 		vocab:      newVocabulary(),
 		log:        cfg.Logger,
 		propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
 		registry:   prometheus.NewRegistry(),
 	}
+	if u != nil {
+		t.attrs.transport = transportTCP
+		t.attrs.upstreamHost = u.Hostname()
+		t.attrs.upstreamPort = upstreamPort(u)
+	}
 	t.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	t.metrics = promhttp.HandlerFor(t.registry, promhttp.HandlerOpts{})
-	res := resource.NewSchemaless(
-		attribute.String("service.name", cfg.ServiceName),
-		attribute.String("service.version", version()),
-	)
+	// OpenMetrics on request carries the histograms' exemplars.
+	t.metrics = promhttp.HandlerFor(t.registry, promhttp.HandlerOpts{EnableOpenMetrics: true})
 	var err error
 	t.prom, err = otelprom.New(otelprom.WithRegisterer(t.registry), otelprom.WithoutScopeInfo())
 	if err != nil {
 		return nil, err
 	}
-	opts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(t.prom)}
-	if cfg.OTLP {
-		exp, err := otlpmetrichttp.New(context.Background(), otlpMetricOptions(cfg.OTLPEndpoint)...)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(cfg.OTLPInterval))))
+	opts := []sdkmetric.Option{sdkmetric.WithResource(Resource(cfg.ServiceName)), sdkmetric.WithReader(t.prom)}
+	for _, r := range cfg.MetricReaders {
+		opts = append(opts, sdkmetric.WithReader(r))
 	}
 	t.meters = sdkmetric.NewMeterProvider(opts...)
 	meter := t.meters.Meter(meterName, metric.WithInstrumentationVersion(version()))
-	if t.inst, err = newInstruments(meter); err != nil {
+	if cfg.LegacyMetrics {
+		if t.legacy, err = newLegacyInstruments(meter); err != nil {
+			return nil, err
+		}
+		if err := registerGauges(meter, &t.state, cfg.ServerName, version(), legacyGauges); err != nil {
+			return nil, err
+		}
+	}
+	if t.inst, err = newInstruments(meter, t.legacy); err != nil {
 		return nil, err
 	}
-	if err := registerGauges(meter, &t.state, cfg.ServerName, version()); err != nil {
+	if err := registerGauges(meter, &t.state, cfg.ServerName, version(), currentGauges); err != nil {
 		return nil, err
 	}
 	// Counters whose label sets are fixed start at 0, so that rate() has
@@ -91,48 +113,49 @@ func newTelemetry(cfg Config) (*telemetry, error) {
 	for _, s := range []string{streamPost, streamGet} {
 		t.inst.sseEvents.Add(context.Background(), 0, t.attrs.get(attrKey{fam: famStream, a: s}).add...)
 	}
-
-	// Spans are made only when they go somewhere: a caller's provider, or
-	// OTLP. Otherwise the client's trace context passes through untouched.
-	tp := cfg.TracerProvider
-	if tp == nil && cfg.OTLP {
-		exp, err := otlptracehttp.New(context.Background(), otlpTraceOptions(cfg.OTLPEndpoint)...)
-		if err != nil {
-			return nil, err
-		}
-		t.ownTracing = sdktrace.NewTracerProvider(sdktrace.WithResource(res), sdktrace.WithBatcher(exp))
-		tp = t.ownTracing
-	}
-	if tp != nil {
-		t.tracer = tp.Tracer(meterName, trace.WithInstrumentationVersion(version()))
+	// Spans are made only when they go somewhere: a caller's provider.
+	// Otherwise the client's trace context passes through untouched.
+	if cfg.TracerProvider != nil {
+		t.tracer = cfg.TracerProvider.Tracer(meterName, trace.WithInstrumentationVersion(version()))
 	}
 	return t, nil
 }
 
-// metricsHandler serves the Prometheus text format.
+// upstreamPort is u's port, or its scheme's default.
+func upstreamPort(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
+}
+
+// metricsHandler serves the Prometheus text format, or OpenMetrics (with
+// exemplars) when asked for it.
 func (t *telemetry) metricsHandler() http.Handler { return t.metrics }
 
-// shutdown flushes and stops the providers.
+// shutdown ends the stdio session, if one was open, then flushes and stops
+// the meter provider and its readers (the caller's too). The
+// TracerProvider is the caller's to shut down.
 func (t *telemetry) shutdown(ctx context.Context) error {
-	err := t.meters.Shutdown(ctx)
-	if t.ownTracing != nil {
-		err = errors.Join(err, t.ownTracing.Shutdown(ctx))
-	}
-	return err
+	t.endPipeSession()
+	return t.meters.Shutdown(ctx)
 }
 
-func otlpMetricOptions(endpoint string) []otlpmetrichttp.Option {
-	if endpoint == "" {
-		return nil
+// endPipeSession records the stdio session's duration once, if the client
+// initialized one.
+func (t *telemetry) endPipeSession() {
+	start := t.pipeStart.Swap(-1)
+	if start <= 0 {
+		return
 	}
-	return []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(strings.TrimSuffix(endpoint, "/") + "/v1/metrics")}
-}
-
-func otlpTraceOptions(endpoint string) []otlptracehttp.Option {
-	if endpoint == "" {
-		return nil
+	version := ""
+	if v := t.pipeVersion.Load(); v != nil {
+		version = *v
 	}
-	return []otlptracehttp.Option{otlptracehttp.WithEndpointURL(strings.TrimSuffix(endpoint, "/") + "/v1/traces")}
+	t.sessionEnded(time.Since(time.Unix(0, start)), "", version)
 }
 
 // Version is the sidecar's version: the module version it was built from,

@@ -70,7 +70,8 @@ func TestOneSpanPerRequestPropagated(t *testing.T) {
 		attrs[string(kv.Key)] = kv.Value.Emit()
 	}
 	for k, v := range map[string]string{"mcp.method.name": "tools/call", "gen_ai.tool.name": "thoughtbox_gateway",
-		"mcp.tool.operation": "start_new", "mcp.response.status": "ok"} {
+		"thoughtbox.operation": "start_new", "gen_ai.operation.name": "execute_tool", "network.transport": "tcp",
+		"error.type": ""} {
 		if attrs[k] != v {
 			t.Errorf("attribute %s = %q, want %q (all %v)", k, attrs[k], v, attrs)
 		}

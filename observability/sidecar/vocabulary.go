@@ -14,6 +14,8 @@ const (
 	maxOpsPerTool     = 64
 	maxPrompts        = 64
 	maxSchemes        = 16
+	maxResources      = 64
+	maxURISize        = 256
 	maxLabelValueSize = 128
 )
 
@@ -28,9 +30,10 @@ type vocabulary struct {
 }
 
 type vocabSnapshot struct {
-	tools   map[string]toolVocab
-	prompts map[string]string
-	schemes map[string]string
+	tools     map[string]toolVocab
+	prompts   map[string]string
+	schemes   map[string]string
+	resources map[string]string // URIs listed by resources/list
 }
 
 // toolVocab is one advertised tool: its canonical name and, for gateway
@@ -43,9 +46,10 @@ type toolVocab struct {
 func newVocabulary() *vocabulary {
 	v := &vocabulary{}
 	v.snap.Store(&vocabSnapshot{
-		tools:   map[string]toolVocab{},
-		prompts: map[string]string{},
-		schemes: map[string]string{},
+		tools:     map[string]toolVocab{},
+		prompts:   map[string]string{},
+		schemes:   map[string]string{},
+		resources: map[string]string{},
 	})
 	return v
 }
@@ -94,6 +98,13 @@ func (v *vocabulary) schemeLabel(rawURI []byte) string {
 		return l
 	}
 	return Other
+}
+
+// resourceLabel returns the mcp.resource.uri of a resources/read, given the
+// raw JSON value of its URI: the URI when the upstream listed it, else "".
+func (v *vocabulary) resourceLabel(rawURI []byte) string {
+	uri, _ := stringValue(rawURI)
+	return v.snap.Load().resources[string(uri)]
 }
 
 // learn feeds the result of a successful list request into the vocabulary.
@@ -188,6 +199,9 @@ func (v *vocabulary) learnSchemes(result []byte, listKey, uriKey string) {
 			if _, known := s.schemes[sc]; ok && !known && len(s.schemes) < maxSchemes {
 				s.schemes[sc] = sc
 			}
+			if _, known := s.resources[uri]; ok && !known && listKey == "resources" && validURI(uri) && len(s.resources) < maxResources {
+				s.resources[uri] = uri
+			}
 		}
 	})
 }
@@ -198,9 +212,10 @@ func (v *vocabulary) update(change func(*vocabSnapshot)) {
 	defer v.mu.Unlock()
 	old := v.snap.Load()
 	next := &vocabSnapshot{
-		tools:   make(map[string]toolVocab, len(old.tools)),
-		prompts: make(map[string]string, len(old.prompts)),
-		schemes: make(map[string]string, len(old.schemes)),
+		tools:     make(map[string]toolVocab, len(old.tools)),
+		prompts:   make(map[string]string, len(old.prompts)),
+		schemes:   make(map[string]string, len(old.schemes)),
+		resources: make(map[string]string, len(old.resources)),
 	}
 	for k, t := range old.tools {
 		c := toolVocab{name: t.name}
@@ -218,6 +233,9 @@ func (v *vocabulary) update(change func(*vocabSnapshot)) {
 	for k, s := range old.schemes {
 		next.schemes[k] = s
 	}
+	for k, r := range old.resources {
+		next.resources[k] = r
+	}
 	change(next)
 	v.snap.Store(next)
 }
@@ -234,6 +252,20 @@ func validLabelValue(s string) bool {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9',
 			c == '_', c == '-', c == '.', c == '/', c == ':':
 		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validURI accepts printable ASCII without quotes, backslashes or spaces,
+// up to maxURISize bytes.
+func validURI(s string) bool {
+	if s == "" || len(s) > maxURISize {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c > '~' || c == '"' || c == '\\' {
 			return false
 		}
 	}

@@ -59,9 +59,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"status":"success","data":{"activeTargets":[{"health":"up"},{"health":"down"}]}}`))
 	case "/api/v1/query":
 		switch r.URL.Query().Get("query") {
-		case "mcp_upstream_available":
+		case "mcp_sidecar_upstream_available or mcp_upstream_available":
 			w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"1"]}]}}`))
-		case "mcp_active_connections":
+		case "mcp_sidecar_active_requests or mcp_active_connections":
 			w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000,"3"]}]}}`))
 		default:
 			w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[]}}`))

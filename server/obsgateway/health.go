@@ -15,10 +15,12 @@ import (
 // Services lists the services health checks, in its default order.
 var Services = []string{"thoughtbox", "sidecar", "prometheus", "grafana"}
 
-// The sidecar's gauges health reads from Prometheus (fixed expressions).
+// The sidecar's gauges health reads from Prometheus (fixed expressions):
+// today's names, or those of sidecars before the semantic conventions
+// (and of mcp-sidecar --legacy-metrics).
 const (
-	sidecarUpstreamMetric    = "mcp_upstream_available"
-	sidecarConnectionsMetric = "mcp_active_connections"
+	sidecarUpstreamMetric    = "mcp_sidecar_upstream_available or mcp_upstream_available"
+	sidecarConnectionsMetric = "mcp_sidecar_active_requests or mcp_active_connections"
 )
 
 // Service states.

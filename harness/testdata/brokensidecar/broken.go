@@ -18,13 +18,13 @@ type Fault string
 // The faults.
 const (
 	None Fault = ""
-	// ToolErrorCountedOK labels tool calls answered with isError: true as
-	// ok in mcp_tool_calls_total (mcp_requests_total stays right).
+	// ToolErrorCountedOK counts tool calls answered with isError: true as
+	// ok among the tool calls (the request counts stay right).
 	ToolErrorCountedOK Fault = "tool-error-counted-ok"
-	// StatusLabelLost drops the status label of mcp_requests_total.
+	// StatusLabelLost drops the status of the request counts.
 	StatusLabelLost Fault = "status-label-lost"
-	// ErrorCountedToolError labels JSON-RPC errors as tool errors in
-	// mcp_requests_total.
+	// ErrorCountedToolError counts JSON-RPC errors as tool errors among the
+	// request counts.
 	ErrorCountedToolError Fault = "error-counted-tool-error"
 )
 
