@@ -13,8 +13,11 @@ import (
 )
 
 // operationBuckets are the boundaries the MCP semantic conventions
-// recommend for their duration histograms, in seconds.
-var operationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+// recommend for their duration histograms, in seconds, with four more below
+// their first (10 ms): a local Thoughtbox server answers most calls in well
+// under a millisecond, and a p50 or p99 read from buckets that start at
+// 10 ms would say nothing about it.
+var operationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
 // Names of the semantic conventions' instruments (OpenTelemetry names; on
 // /metrics mcp.server.operation.duration becomes
