@@ -15,7 +15,7 @@ import (
 
 // stdioFaultTags selects the scenarios the stdio framing faults run
 // against: any scenario talks to the server; these are few and quick.
-const stdioFaultTags = "@sessions"
+const stdioFaultTags = "@gating"
 
 // framingFailure is what a failure caused by a stdout line that is not a
 // JSON-RPC message says.
@@ -40,6 +40,8 @@ func TestStdioFramingFaultsAreCaught(t *testing.T) {
 				name = "no-fault"
 			}
 			t.Run("stdio-"+storage+"/"+name, func(t *testing.T) {
+				// Most of each run is waiting for processes to start.
+				t.Parallel()
 				tg, err := target.NewCommand(context.Background(), target.CommandOptions{Argv: []string{exe}, Transport: target.Stdio,
 					Env: []string{brokenserver.StdioEnv(fault), "THOUGHTBOX_STORAGE=" + storage, "THOUGHTBOX_DATA_DIR=" + t.TempDir(),
 						"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + embedded.CritiqueTimeout.String(),
