@@ -38,6 +38,9 @@ type Options struct {
 	Process bool
 	// Env holds extra KEY=VALUE settings for a child server.
 	Env []string
+	// Observatory starts the server with its Observatory on, on a port of
+	// its own (target.Observed says where).
+	Observatory bool
 }
 
 // CritiqueTimeout is the embedded server's sampling timeout: the harness
@@ -79,8 +82,12 @@ func New(ctx context.Context, o Options) (target.Target, error) {
 
 // childEnv is the environment of a child reference server.
 func childEnv(o Options, dir, mode string) []string {
-	return append([]string{ServeEnv + "=" + mode, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
-		"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + CritiqueTimeout.String()}, o.Env...)
+	env := []string{ServeEnv + "=" + mode, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
+		"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + CritiqueTimeout.String()}
+	if o.Observatory {
+		env = append(env, observatoryEnv(target.ObsPortPlaceholder)...)
+	}
+	return append(env, o.Env...)
 }
 
 // child is the reference server run as this binary's child, by way of a
@@ -145,6 +152,8 @@ type inProcess struct {
 	lb      *target.Loopback
 	cleanup func() error
 
+	obsPort int // the Observatory's port, when Options.Observatory
+
 	mu      sync.Mutex
 	srv     *mcpserver.Server
 	handler atomic.Pointer[http.Handler]
@@ -172,6 +181,10 @@ func (t *inProcess) start() error {
 	cfg := mcpserver.Defaults()
 	cfg.Storage, cfg.DataDir, cfg.DisableThoughtLogging = t.o.Storage, t.info.DataDir, true
 	cfg.CritiqueTimeout = CritiqueTimeout
+	cfg, err := t.withObservatory(cfg)
+	if err != nil {
+		return err
+	}
 	srv, err := mcpserver.New(cfg, mcpserver.WithLogger(quietLogger()))
 	if err != nil {
 		return err
