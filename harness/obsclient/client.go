@@ -218,26 +218,33 @@ func (c *Client) Frames() []Frame {
 	return append([]Frame(nil), c.frames...)
 }
 
-// Await waits until a frame received so far, or later, satisfies ok, and
-// returns the first one that does. It fails when ctx ends or the socket
-// closes first.
-func (c *Client) Await(ctx context.Context, ok func(Frame) bool) (Frame, error) {
+// Await waits until a frame received so far, or later, satisfies ok (told
+// each frame's index in the order of arrival), and returns the first one
+// that does with its index. It fails when ctx ends or the socket closes
+// first.
+func (c *Client) Await(ctx context.Context, ok func(i int, f Frame) bool) (int, Frame, error) {
 	for {
 		c.mu.Lock()
-		for _, f := range c.frames {
-			if ok(f) {
-				c.mu.Unlock()
-				return f, nil
+		frames := c.frames
+		c.mu.Unlock()
+		for i, f := range frames {
+			if ok(i, f) {
+				return i, f, nil
 			}
+		}
+		c.mu.Lock()
+		if len(c.frames) != len(frames) {
+			c.mu.Unlock()
+			continue
 		}
 		changed, closed := c.changed, c.closeAt
 		c.mu.Unlock()
 		if closed != nil {
-			return Frame{}, fmt.Errorf("client %q: the socket closed (%s) before the frame came", c.o.Name, describeClose(closed))
+			return -1, Frame{}, fmt.Errorf("client %q: the socket closed (%s) before the frame came", c.o.Name, describeClose(closed))
 		}
 		select {
 		case <-ctx.Done():
-			return Frame{}, fmt.Errorf("client %q: the frame did not come: %w", c.o.Name, ctx.Err())
+			return -1, Frame{}, fmt.Errorf("client %q: the frame did not come: %w", c.o.Name, ctx.Err())
 		case <-changed:
 		}
 	}
