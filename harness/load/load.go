@@ -57,6 +57,9 @@ type Options struct {
 	// Watcher, when set, observes the targets during the run (package
 	// promwatch: Prometheus scraping the sidecars).
 	Watcher Watcher
+	// Observatory, when set, compares two subjects as the same server with
+	// its Observatory off and on (observatory.go).
+	Observatory *ObservatoryOptions
 }
 
 func (o Options) callTimeout() time.Duration {
@@ -116,11 +119,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer errs.Close()
 	r := &runner{o: o, errors: errs, live: o.Live}
 	finishWatch := startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
+	finishFanOut := startFanOut(ctx, o, targets)
 	err = r.runTier(ctx, tier, targets, rep)
+	fanOut := finishFanOut()
 	finishWatch(context.WithoutCancel(ctx))
 	if err != nil {
 		return rep, err
 	}
 	rep.finish()
+	if o.Observatory != nil {
+		rep.compareObservatory(*o.Observatory, fanOut)
+	}
 	return rep, nil
 }
