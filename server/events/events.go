@@ -65,6 +65,27 @@ type ThoughtAddedData struct {
 	Thought           string  `json:"thought"`
 	NextThoughtNeeded bool    `json:"nextThoughtNeeded"`
 	BranchID          *string `json:"branchId"`
+	// Detail is the whole stored thought, for in-process consumers that
+	// show it (the Observatory); the JSONL line does not carry it.
+	Detail *ThoughtDetail `json:"-"`
+}
+
+// ThoughtDetail is what a thought_added event knows beyond its JSONL
+// payload. The stream never writes it.
+type ThoughtDetail struct {
+	// Text is the thought's whole text (the payload has a preview).
+	Text          string
+	TotalThoughts int
+	// Timestamp is the stored thought's timestamp (ISO 8601).
+	Timestamp string
+	// IsRevision, RevisesThought and BranchFromThought are the thought's
+	// revision and branch fields (0 when absent).
+	IsRevision        bool
+	RevisesThought    int
+	BranchFromThought int
+	// SessionThoughts counts the session's thoughts, every chain, this
+	// one included.
+	SessionThoughts int
 }
 
 // ThoughtRevisedData is the payload of thought_revised.
@@ -86,6 +107,9 @@ type SessionStartedData struct {
 	SessionID string   `json:"sessionId"`
 	Title     string   `json:"title"`
 	Tags      []string `json:"tags"`
+	// CreatedAt is the session's creation time (ISO 8601), for in-process
+	// consumers; the JSONL line does not carry it.
+	CreatedAt string `json:"-"`
 }
 
 // SessionLoadedData is the payload of session_loaded.

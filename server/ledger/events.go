@@ -35,13 +35,16 @@ func (h *Handler) emitSessionStarted(c *storage.Chain) {
 		tags = []string{}
 	}
 	h.Events().Emit(events.Event{Type: events.SessionStarted, Timestamp: h.cfg.now(), SessionID: c.ID(),
-		Data: events.SessionStartedData{SessionID: c.ID(), Title: s.Title, Tags: tags}})
+		Data: events.SessionStartedData{SessionID: c.ID(), Title: s.Title, Tags: tags, CreatedAt: s.CreatedAt}})
 }
 
 // emitThought reports a stored thought: thought_added, then thought_revised
 // for a revision and branch_created for a new branch's first thought.
 func (h *Handler) emitThought(c *storage.Chain, added storage.Appended) {
 	e := h.Events()
+	if e == events.Nop {
+		return
+	}
 	d := added.Node.Data
 	now := h.cfg.now()
 	var branch *string
@@ -49,9 +52,13 @@ func (h *Handler) emitThought(c *storage.Chain, added storage.Appended) {
 		b := d.BranchID
 		branch = &b
 	}
+	_, total := c.Len()
+	detail := &events.ThoughtDetail{Text: d.Thought, TotalThoughts: d.TotalThoughts, Timestamp: d.Timestamp,
+		IsRevision: d.Revision(), RevisesThought: deref(d.RevisesThought), BranchFromThought: deref(d.BranchFromThought),
+		SessionThoughts: total}
 	e.Emit(events.Event{Type: events.ThoughtAdded, Timestamp: now, SessionID: c.ID(),
 		Data: events.ThoughtAddedData{ThoughtNumber: d.ThoughtNumber, Thought: events.Preview(d.Thought),
-			NextThoughtNeeded: d.NextThoughtNeeded, BranchID: branch}})
+			NextThoughtNeeded: d.NextThoughtNeeded, BranchID: branch, Detail: detail}})
 	if d.Revision() && d.RevisesThought != nil {
 		e.Emit(events.Event{Type: events.ThoughtRevised, Timestamp: now, SessionID: c.ID(),
 			Data: events.ThoughtRevisedData{ThoughtNumber: d.ThoughtNumber, RevisesThought: *d.RevisesThought, BranchID: branch}})
@@ -60,6 +67,13 @@ func (h *Handler) emitThought(c *storage.Chain, added storage.Appended) {
 		e.Emit(events.Event{Type: events.BranchCreated, Timestamp: now, SessionID: c.ID(),
 			Data: events.BranchCreatedData{BranchID: d.BranchID, FromThoughtNumber: *d.BranchFromThought, ThoughtNumber: d.ThoughtNumber}})
 	}
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // emitLoaded reports a session made the connection's current one.

@@ -65,6 +65,8 @@ type Config struct {
 	Events EventsConfig
 	// Observability configures observability_gateway (observability.go).
 	Observability ObservabilityConfig
+	// Observatory configures the Observatory (observatory.go).
+	Observatory ObservatoryConfig
 }
 
 // Setting documents one configuration field: its environment variable, its
@@ -92,6 +94,7 @@ func Defaults() Config {
 		RootsTimeout: 10 * time.Second,
 		Notebook:     NotebookConfig{Timeout: notebook.DefaultTimeout, OutputLimit: notebook.DefaultOutputLimit}}
 	defaultObservability(&c)
+	defaultObservatory(&c)
 	return c
 }
 
@@ -252,7 +255,7 @@ func (c Config) Validate() error {
 	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_READ_TIMEOUT and THOUGHTBOX_IDLE_TIMEOUT must be positive"))
 	}
-	errs = append(errs, c.Notebook.validate(), c.Events.validate(c.Transport), c.Observability.validate())
+	errs = append(errs, c.Notebook.validate(), c.Events.validate(c.Transport), c.Observability.validate(), c.Observatory.validate())
 	return errors.Join(errs...)
 }
 

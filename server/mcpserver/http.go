@@ -138,18 +138,10 @@ func writeFault(w http.ResponseWriter, status int, f *rpcFault) {
 // server is not bound to (DNS-rebinding protection). Binding to 0.0.0.0 or
 // :: turns the check off.
 func (s *Server) guardHosts(next http.Handler) http.Handler {
-	bind := strings.Trim(s.cfg.Host, "[]")
-	if bind == "0.0.0.0" || bind == "::" || bind == "" {
+	ok := s.hostAllowed()
+	if ok == nil {
 		return next
 	}
-	allowed := []string{strings.ToLower(bind)}
-	if isLoopback(bind) {
-		allowed = append(allowed, "localhost", "127.0.0.1", "::1")
-	}
-	for _, h := range s.cfg.AllowedHosts {
-		allowed = append(allowed, strings.ToLower(strings.Trim(h, "[]")))
-	}
-	ok := func(host string) bool { return slices.Contains(allowed, strings.ToLower(host)) }
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !ok(hostOnly(r.Host)) {
 			writeRPCError(w, http.StatusForbidden, -32000, "Invalid Host header: "+r.Host)
@@ -164,6 +156,24 @@ func (s *Server) guardHosts(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// hostAllowed returns the check of a host name against the bind address
+// (with the loopback names for a loopback address, and AllowedHosts); nil
+// when the server binds every interface.
+func (s *Server) hostAllowed() func(host string) bool {
+	bind := strings.Trim(s.cfg.Host, "[]")
+	if bind == "0.0.0.0" || bind == "::" || bind == "" {
+		return nil
+	}
+	allowed := []string{strings.ToLower(bind)}
+	if isLoopback(bind) {
+		allowed = append(allowed, "localhost", "127.0.0.1", "::1")
+	}
+	for _, h := range s.cfg.AllowedHosts {
+		allowed = append(allowed, strings.ToLower(strings.Trim(h, "[]")))
+	}
+	return func(host string) bool { return slices.Contains(allowed, strings.ToLower(host)) }
 }
 
 func hostOnly(hostport string) string {

@@ -22,6 +22,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/mentalmodels"
 	"github.com/thoughtbox-bench/tbbench/server/notebook"
+	"github.com/thoughtbox-bench/tbbench/server/observatory"
 	"github.com/thoughtbox-bench/tbbench/server/obsgateway"
 	"github.com/thoughtbox-bench/tbbench/server/prompts"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
@@ -63,6 +64,8 @@ type Server struct {
 	stream        *events.Stream
 	closeSink     func() error
 	observability *obsgateway.Gateway
+	// observatory is the Observatory (nil when off; observatory.go).
+	observatory *observatory.Observatory
 
 	httpOnce sync.Once
 	http     *mcpsrv.StreamableHTTPServer
@@ -104,6 +107,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
+	if err := s.openObservatory(); err != nil {
+		store.Close()
+		s.closeEvents()
+		return nil, err
+	}
 	s.observability = s.newObservability()
 	// The default export directory is in the data directory, which is the
 	// server's own: the writer may mark it to place exports/ well.
@@ -118,6 +126,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if s.notebooks, err = openNotebooks(cfg); err != nil {
 		store.Close()
 		s.closeEvents()
+		s.closeObservatory()
 		return nil, err
 	}
 	sessionHost := sessions.New(store)
@@ -132,6 +141,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		store.Close()
 		s.notebooks.Close()
 		s.closeEvents()
+		s.closeObservatory()
 		return nil, err
 	}
 
@@ -233,7 +243,7 @@ func (s *Server) Close() error {
 			_ = s.http.Shutdown(ctx)
 			cancel()
 		}
-		s.closeErr = errors.Join(s.store.Close(), s.notebooks.Close(), s.knowledge.close(), s.closeEvents())
+		s.closeErr = errors.Join(s.closeObservatory(), s.store.Close(), s.notebooks.Close(), s.knowledge.close(), s.closeEvents())
 	})
 	return s.closeErr
 }
