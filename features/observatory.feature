@@ -63,7 +63,7 @@ Feature: Observatory
     And the frame has "finalThoughtCount" equal to 5
     And Observatory client "watcher" receives "session:ended" on "observatory" for the reasoning session
     And the frame has "finalThoughtCount" equal to 5
-    And Observatory client "watcher" received on "observatory", for the reasoning session, exactly "session:started, thought:added, thought:added, thought:added, session:ended"
+    And Observatory client "watcher" received on "observatory", for the reasoning session, exactly "subscribed, session:started, thought:added, thought:added, thought:added, session:ended"
     And Observatory client "follower" received on "reasoning:{{sid}}", for the reasoning session, exactly "subscribed, session:snapshot, thought:added, thought:revised, thought:branched, thought:added, session:ended"
     When Observatory client "late" connects
     And Observatory client "late" subscribes to "reasoning:{{sid}}"

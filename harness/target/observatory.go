@@ -162,10 +162,3 @@ func (t *commandTarget) Observatory(rec *transcript.Recorder) (obsclient.Endpoin
 	}
 	return t.obs.Observatory(rec)
 }
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort() (int, error) { return freePort() }
-
-// FixedObservatory returns an Observed for a server whose Observatory is at
-// e; a target embeds it to report its Observatory.
-func FixedObservatory(e obsclient.Endpoint) Observed { return fixedObservatory{e} }

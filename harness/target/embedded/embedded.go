@@ -152,10 +152,9 @@ type inProcess struct {
 	lb      *target.Loopback
 	cleanup func() error
 
-	obsPort int // the Observatory's port, when Options.Observatory
-
 	mu      sync.Mutex
 	srv     *mcpserver.Server
+	obsPath string // the Observatory's WebSocket path
 	handler atomic.Pointer[http.Handler]
 }
 
@@ -181,17 +180,14 @@ func (t *inProcess) start() error {
 	cfg := mcpserver.Defaults()
 	cfg.Storage, cfg.DataDir, cfg.DisableThoughtLogging = t.o.Storage, t.info.DataDir, true
 	cfg.CritiqueTimeout = CritiqueTimeout
-	cfg, err := t.withObservatory(cfg)
-	if err != nil {
-		return err
-	}
+	cfg = t.withObservatory(cfg)
 	srv, err := mcpserver.New(cfg, mcpserver.WithLogger(quietLogger()))
 	if err != nil {
 		return err
 	}
 	h := srv.Handler()
 	t.mu.Lock()
-	t.srv = srv
+	t.srv, t.obsPath = srv, cfg.Observatory.Path
 	t.mu.Unlock()
 	t.handler.Store(&h)
 	return nil

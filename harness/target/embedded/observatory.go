@@ -1,17 +1,15 @@
 package embedded
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/thoughtbox-bench/tbbench/harness/obsclient"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
 )
 
-// observatoryEnv are the settings that turn the Observatory on, on port.
+// observatoryEnv are the settings that turn a child server's Observatory
+// on, on port (target.ObsPortPlaceholder: a free port the harness picks
+// for each process, since a child's bound address is only in its log).
 func observatoryEnv(port string) []string {
 	return []string{"THOUGHTBOX_OBSERVATORY_ENABLED=true", "THOUGHTBOX_OBSERVATORY_PORT=" + port}
 }
@@ -23,39 +21,26 @@ func (c *child) Observatory(rec *transcript.Recorder) (obsclient.Endpoint, bool)
 	return target.ObservatoryOf(c.Target, rec)
 }
 
-// withObservatory turns the in-process server's Observatory on, on a free
-// port the harness picks once (a restart binds it again), when the options
-// ask for it.
-func (t *inProcess) withObservatory(cfg mcpserver.Config) (mcpserver.Config, error) {
-	if !t.o.Observatory {
-		return cfg, nil
+// withObservatory turns the in-process server's Observatory on, on any
+// free port (the server says which), when the options ask for it.
+func (t *inProcess) withObservatory(cfg mcpserver.Config) mcpserver.Config {
+	if t.o.Observatory {
+		cfg.Observatory.Enabled, cfg.Observatory.Port = true, 0
 	}
-	if t.obsPort == 0 {
-		p, err := target.FreePort()
-		if err != nil {
-			return cfg, err
-		}
-		t.obsPort = p
-	}
-	env := map[string]string{}
-	for _, kv := range observatoryEnv(strconv.Itoa(t.obsPort)) {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
-	}
-	cfg, err := mcpserver.FromEnv(cfg, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	if err != nil {
-		return cfg, fmt.Errorf("observatory settings: %w", err)
-	}
-	return cfg, nil
+	return cfg
 }
 
 // RunsObservatory reports whether the in-process server runs its Observatory.
 func (t *inProcess) RunsObservatory() bool { return t.o.Observatory }
 
-// Observatory is where the in-process server's Observatory listens.
+// Observatory is where the in-process server's Observatory listens (a
+// restart may move it).
 func (t *inProcess) Observatory(*transcript.Recorder) (obsclient.Endpoint, bool) {
-	if !t.o.Observatory || t.obsPort == 0 {
+	t.mu.Lock()
+	srv, path := t.srv, t.obsPath
+	t.mu.Unlock()
+	if srv == nil || srv.ObservatoryAddr() == nil {
 		return obsclient.Endpoint{}, false
 	}
-	return obsclient.Endpoint{Base: "http://127.0.0.1:" + strconv.Itoa(t.obsPort), WSPath: obsclient.DefaultWSPath}, true
+	return obsclient.Endpoint{Base: "http://" + srv.ObservatoryAddr().String(), WSPath: path}, true
 }
