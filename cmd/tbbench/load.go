@@ -46,6 +46,7 @@ func runLoad(args []string) int {
 		seg       = fs.String("segment", "1/1", "this process's share `i/n` of the load (k6 execution segments; merge with tbbench merge)")
 		compare   = fs.String("compare-storage", "", "comma-separated storage `modes` of the embedded server measured in interleaved rounds (e.g. fs,memory)")
 		users     = fs.Int("users", 0, "`n` virtual users (MCP sessions) for a closed tier such as smoke, instead of the workload's (e.g. --users 8 with --compare-observatory, whose figure is set at 8 sessions)")
+		rounds    = fs.Int("rounds", 0, "`n` rounds of a smoke, regression or soak tier instead of the workload's (comparisons get confidence intervals from 6)")
 		compareOb = fs.Bool("compare-observatory", false, "measure the embedded server with its Observatory off and on in interleaved rounds: the throughput it costs, and during the \"on\" rounds the delivery of thought:added to 100 WebSocket clients (p50/p99)")
 		ceiling   = fs.Bool("ceiling", true, "also measure the built-in no-op MCP server, the ceiling of this client, transport and machine")
 		tgt       = fs.String("target", "", "`noop` measures only the built-in no-op server")
@@ -116,10 +117,8 @@ Flags:
 	if _, err := w.Tier(*tier); err != nil {
 		return bad(err)
 	}
-	if *users != 0 {
-		if err := setUsers(w, *tier, *users); err != nil {
-			return bad(err)
-		}
+	if err := overrideTier(w, *tier, *users, *rounds); err != nil {
+		return bad(err)
 	}
 	sg, err := segment.Parse(*seg)
 	if err != nil {

@@ -37,19 +37,27 @@ func observatorySubjects(spec targetspec.Spec, subjects []load.Subject, compareS
 	return out, &load.ObservatoryOptions{Off: off.Label, On: onSubject.Label, FanOut: &fanout.Probe{}}, nil
 }
 
-// setUsers makes a closed tier run n virtual users.
-func setUsers(w *workload.Workload, tier string, n int) error {
+// overrideTier sets the tier's users (a closed tier) and rounds (a rounds
+// tier) when users or rounds are not 0.
+func overrideTier(w *workload.Workload, tier string, users, rounds int) error {
 	t, err := w.Tier(tier)
-	if err != nil {
+	if err != nil || (users == 0 && rounds == 0) {
 		return err
 	}
-	if n < 1 {
-		return fmt.Errorf("--users must be at least 1, not %d", n)
-	}
-	if t.Model != workload.Closed || t.Users == 0 {
+	switch {
+	case users < 0 || rounds < 0:
+		return fmt.Errorf("--users and --rounds must be positive")
+	case users > 0 && (t.Model != workload.Closed || t.Users == 0):
 		return fmt.Errorf("--users sets the users of a closed tier; %s is not one (change its rate or maxUsers with --workload)", tier)
+	case rounds > 0 && tier != workload.Smoke && tier != workload.Regression && tier != workload.Soak:
+		return fmt.Errorf("--rounds applies to the smoke, regression and soak tiers, not %s", tier)
 	}
-	t.Users = n
+	if users > 0 {
+		t.Users = users
+	}
+	if rounds > 0 {
+		t.Rounds = rounds
+	}
 	w.Tiers[tier] = t
 	return nil
 }

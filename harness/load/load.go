@@ -119,16 +119,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer errs.Close()
 	r := &runner{o: o, errors: errs, live: o.Live}
 	finishWatch := startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
-	finishFanOut := startFanOut(ctx, o, targets)
 	err = r.runTier(ctx, tier, targets, rep)
-	fanOut := finishFanOut()
 	finishWatch(context.WithoutCancel(ctx))
 	if err != nil {
 		return rep, err
 	}
 	rep.finish()
 	if o.Observatory != nil {
-		rep.compareObservatory(*o.Observatory, fanOut)
+		rep.compareObservatory(*o.Observatory, r.fanOut)
 	}
 	return rep, nil
 }

@@ -117,6 +117,8 @@ type runner struct {
 	errors *transcript.Recorder
 	// live is told about every finished call, for progress reporting.
 	live *Live
+	// fanOut is what the Observatory's fan-out phase measured, if any.
+	fanOut *FanOutResult
 }
 
 // runPhase runs one phase: the executor drives virtual users against the
