@@ -105,7 +105,9 @@ func (r *runner) fanOutPhase(ctx context.Context, t workload.Tier, targets []tar
 	if o == nil || o.FanOut == nil || ctx.Err() != nil {
 		return
 	}
-	notMeasured := func(why string) { r.fanOut = &FanOutResult{FigureP99Ms: FanOutFigureP99Ms, Note: "not measured: " + why} }
+	notMeasured := func(why string) {
+		r.fanOut = &FanOutResult{FigureP99Ms: FanOutFigureP99Ms, Note: "not measured: " + why}
+	}
 	i := slices.IndexFunc(r.o.Subjects, func(s Subject) bool { return s.Label == o.On })
 	if i < 0 {
 		notMeasured("no subject is labelled " + o.On)
