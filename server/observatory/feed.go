@@ -80,8 +80,11 @@ func (o *Observatory) addThought(ev events.Event, d events.ThoughtAddedData) {
 	}
 	t.ID = ThoughtID(sid, t.BranchID, t.ThoughtNumber)
 	parent := ParentID(sid, t.ThoughtNumber)
-	if !o.store.add(sid, t) {
+	switch o.store.add(sid, t) {
+	case unknown:
 		o.stats.unknownSessions.Add(1)
+	case full:
+		o.stats.unstoredThoughts.Add(1)
 	}
 	reasoning := ReasoningTopic(sid)
 	switch {

@@ -125,8 +125,9 @@ type Stats struct {
 	// Events were applied; DroppedEvents found the queue full;
 	// UnusableEvents lacked what the Observatory needs; UnknownSessions
 	// were thoughts of sessions the store does not hold (started before
-	// the Observatory, or evicted): broadcast, not stored.
-	Events, DroppedEvents, UnusableEvents, UnknownSessions uint64
+	// the Observatory, or evicted) and UnstoredThoughts of a session that
+	// alone fills the store: both broadcast, not stored.
+	Events, DroppedEvents, UnusableEvents, UnknownSessions, UnstoredThoughts uint64
 	// Connections are open now; RejectedConnections found the server full
 	// (1008); RefusedHandshakes failed the WebSocket handshake.
 	Connections                            int
@@ -140,9 +141,9 @@ type Stats struct {
 }
 
 type counters struct {
-	events, droppedEvents, unusableEvents, unknownSessions        atomic.Uint64
-	rejectedConnections, refusedHandshakes                        atomic.Uint64
-	slowClients, badClients, badFrames, framesSent, writeFailures atomic.Uint64
+	events, droppedEvents, unusableEvents, unknownSessions, unstoredThoughts atomic.Uint64
+	rejectedConnections, refusedHandshakes                                   atomic.Uint64
+	slowClients, badClients, badFrames, framesSent, writeFailures            atomic.Uint64
 }
 
 // Stats returns the counts so far.
@@ -152,7 +153,7 @@ func (o *Observatory) Stats() Stats {
 	o.mu.Unlock()
 	s := &o.stats
 	return Stats{Events: s.events.Load(), DroppedEvents: s.droppedEvents.Load(), UnusableEvents: s.unusableEvents.Load(),
-		UnknownSessions: s.unknownSessions.Load(), Connections: conns, RejectedConnections: s.rejectedConnections.Load(),
+		UnknownSessions: s.unknownSessions.Load(), UnstoredThoughts: s.unstoredThoughts.Load(), Connections: conns, RejectedConnections: s.rejectedConnections.Load(),
 		RefusedHandshakes: s.refusedHandshakes.Load(), SlowClients: s.slowClients.Load(), BadClients: s.badClients.Load(),
 		BadFrames: s.badFrames.Load(), FramesSent: s.framesSent.Load(), WriteFailures: s.writeFailures.Load(), EvictedSessions: evicted}
 }

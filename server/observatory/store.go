@@ -46,14 +46,30 @@ func (s *store) start(sess Session) {
 	s.evict(sess.ID)
 }
 
+// The results of add.
+const (
+	stored  = iota
+	unknown // the store does not hold the session
+	full    // the session alone fills the store: not stored
+)
+
 // add appends a thought to its session: to the branch when it has a
-// branch id, else to the main chain. It reports false for a session the
-// store does not hold.
-func (s *store) add(session string, t Thought) bool {
+// branch id, else to the main chain. Other sessions are evicted to make
+// room; a session that alone would exceed the byte bound keeps what it
+// has and the thought is only broadcast.
+func (s *store) add(session string, t Thought) int {
 	e, ok := s.sessions[session]
 	if !ok {
-		return false
+		return unknown
 	}
+	size := len(t.Thought)
+	s.bytes += size
+	s.evict(session)
+	if s.bytes > s.maxBytes {
+		s.bytes -= size
+		return full
+	}
+	e.bytes += size
 	if t.BranchID == "" {
 		e.thoughts = append(e.thoughts, t)
 	} else {
@@ -64,10 +80,7 @@ func (s *store) add(session string, t Thought) bool {
 		}
 		b.Thoughts = append(b.Thoughts, t)
 	}
-	e.bytes += len(t.Thought)
-	s.bytes += len(t.Thought)
-	s.evict(session)
-	return true
+	return stored
 }
 
 // complete marks a session completed at the time given.

@@ -26,7 +26,7 @@ func TestStoreEvictsOldestCompletedFirst(t *testing.T) {
 	if ids(s) != "s3,s4,s5" || s.sessions["s5"].session.Title != "" {
 		t.Errorf("a known session started again changed the store: %s", ids(s))
 	}
-	if s.add("gone", Thought{ThoughtNumber: 1}) {
+	if s.add("gone", Thought{ThoughtNumber: 1}) != unknown {
 		t.Error("a thought of an unknown session was stored")
 	}
 }
@@ -40,10 +40,13 @@ func TestStoreKeepsWithinBytes(t *testing.T) {
 	if ids(s) != "b" || s.bytes != 60 {
 		t.Errorf("store %s holding %d bytes, want only b (60)", ids(s), s.bytes)
 	}
-	// The session written to is never evicted, even alone over the bound.
-	s.add("b", Thought{Thought: strings.Repeat("z", 60)})
-	if ids(s) != "b" || len(s.sessions["b"].thoughts) != 2 {
-		t.Errorf("store %s", ids(s))
+	// The session written to is never evicted; alone over the bound, it
+	// keeps what it has.
+	if r := s.add("b", Thought{Thought: strings.Repeat("z", 60)}); r != full || ids(s) != "b" || len(s.sessions["b"].thoughts) != 1 || s.bytes != 60 {
+		t.Errorf("add over the bound: %d, store %s with %d bytes", r, ids(s), s.bytes)
+	}
+	if r := s.add("b", Thought{Thought: strings.Repeat("z", 40)}); r != stored || s.bytes != 100 {
+		t.Errorf("add within the bound: %d, %d bytes", r, s.bytes)
 	}
 }
 
