@@ -142,3 +142,14 @@ Feature: Observatory
     Then Observatory client "watcher" receives "thought:added" on "observatory" for thought 1
     When I GET "/api/health" from the Observatory
     Then the HTTP status is 404
+
+  @observatory-api @own-server
+  Scenario: a client that never reads is dropped, and another client gets every thought
+    Given a reasoning session at stage cipher_loaded on a server of its own with its Observatory on and the settings "THOUGHTBOX_OBSERVATORY_MAX_CONN=100"
+    And Observatory client "watcher" subscribed to "observatory"
+    And Observatory client "sleeper" subscribes to "observatory" and never reads
+    And the Observatory's health reports 2 connections
+    When I record 32 thoughts of 256 KiB
+    Then Observatory client "watcher" receives "thought:added" on "observatory" for thought 32
+    And the Observatory's health reports 1 connection within 30 seconds
+    And Observatory client "watcher" is still open

@@ -84,6 +84,7 @@ var observatoryCatchers = map[brokenserver.Fault]string{
 	brokenserver.ObservatoryUnknownSession200: "the HTTP API reports its health",
 	brokenserver.ObservatoryIgnoresMaxConn:    "at the connection limit a new client is closed with 1008",
 	brokenserver.ObservatoryErrorsSwallowed:   "gets an error, and another client is not disturbed",
+	brokenserver.ObservatorySlowClientKept:    "a client that never reads is dropped",
 }
 
 // TestObservatoryFaultsAreCaught runs the @observatory scenarios with the

@@ -104,6 +104,9 @@ type Options struct {
 	// read, from the client's reading goroutine; the client then keeps no
 	// frames (for clients that only measure).
 	OnFrame func(f Frame, at time.Time)
+	// Paused leaves what the server sends unread until Resume (a client
+	// that never reads, for the server to deal with).
+	Paused bool
 }
 
 // Client is one WebSocket connection to an Observatory.
@@ -112,6 +115,9 @@ type Client struct {
 	url  string
 	conn *websocket.Conn
 	done chan struct{}
+
+	resume     chan struct{} // closed when the client may read
+	resumeOnce sync.Once
 
 	mu      sync.Mutex
 	frames  []Frame
@@ -139,7 +145,10 @@ func Dial(ctx context.Context, wsURL string, o Options) (*Client, error) {
 	}
 	conn.SetReadLimit(64 << 20)
 	o.Recorder.Add(transcript.Entry{Kind: transcript.WebSocket, Session: o.Name, Text: "opened " + wsURL})
-	c := &Client{o: o, url: wsURL, conn: conn, done: make(chan struct{}), changed: make(chan struct{})}
+	c := &Client{o: o, url: wsURL, conn: conn, done: make(chan struct{}), changed: make(chan struct{}), resume: make(chan struct{})}
+	if !o.Paused {
+		c.Resume()
+	}
 	go c.read()
 	return c, nil
 }
@@ -147,8 +156,13 @@ func Dial(ctx context.Context, wsURL string, o Options) (*Client, error) {
 // Name is the client's name.
 func (c *Client) Name() string { return c.o.Name }
 
+// Resume starts reading what the server sent (a no-op unless the client
+// was Paused).
+func (c *Client) Resume() { c.resumeOnce.Do(func() { close(c.resume) }) }
+
 func (c *Client) read() {
 	defer close(c.done)
+	<-c.resume
 	for {
 		_, data, err := c.conn.Read(context.Background())
 		at := time.Now()
@@ -276,6 +290,7 @@ func (c *Client) Closed() bool {
 // Close closes the socket normally (a socket the server closed already
 // stays closed) and waits for its reader to end.
 func (c *Client) Close() {
+	c.Resume()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -47,7 +47,9 @@ func registerObservatoryHTTP(sc *godog.ScenarioContext, w *World) {
 	})
 	sc.Step(`^the Observatory's answer's "([^"]*)" is a timestamp$`, func(path string) error { return w.isTimestamp(w.obsAnswerPath, path) })
 	sc.Step(`^the Observatory lists the reasoning session with status "([^"]*)" when asked for "([^"]*)"$`, w.obsListsSession)
-	sc.Step(`^the Observatory's health reports (\d+) connections?$`, w.obsHealthConnections)
+	sc.Step(`^the Observatory's health reports (\d+) connections?$`, func(n int) error { return w.obsHealthConnections(n, int(frameWait/time.Second)) })
+	sc.Step(`^the Observatory's health reports (\d+) connections? within (\d+) seconds$`, w.obsHealthConnections)
+	sc.Step(`^I record (\d+) thoughts of (\d+) KiB$`, w.recordKiB)
 }
 
 // ownObservatory starts a server of the scenario's own with its
@@ -199,11 +201,11 @@ func (w *World) obsListsSession(status, query string) error {
 	return fmt.Errorf("GET /api/sessions%s does not list the session %s: %s", query, sid, clipText(w.lastHTTP.Body))
 }
 
-// obsHealthConnections waits until the health answer counts n open
-// WebSocket connections (a closed socket may take the server a moment to
-// notice).
-func (w *World) obsHealthConnections(n int) error {
-	deadline := time.Now().Add(frameWait)
+// obsHealthConnections waits up to seconds until the health answer counts
+// n open WebSocket connections (a closed socket may take the server a
+// moment to notice).
+func (w *World) obsHealthConnections(n, seconds int) error {
+	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
 	for {
 		if err := w.obsGet("/api/health"); err != nil {
 			return err
@@ -220,4 +222,19 @@ func (w *World) obsHealthConnections(n int) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// recordKiB records n main-chain thoughts of kib KiB each, numbered on from
+// the last, on the current session.
+func (w *World) recordKiB(n, kib int) error {
+	w.numbers = nil
+	for i := 0; i < n; i++ {
+		w.counter++
+		text := w.text(fmt.Sprintf("Thought %d ", w.counter))
+		text += strings.Repeat("x", max(kib<<10-len(text), 0))
+		if _, err := w.thought(map[string]any{"thought": text, "nextThoughtNeeded": true}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -47,6 +47,7 @@ func registerObservatory(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^Observatory client "([^"]*)" subscribes to "([^"]*)"$`, func(name, topic string) error { return w.obsSubscribe(name, topic, "") })
 	sc.Step(`^Observatory client "([^"]*)" subscribes to "([^"]*)" with id "([^"]*)"$`, w.obsSubscribe)
 	sc.Step(`^Observatory client "([^"]*)" subscribed to "([^"]*)"$`, w.obsSubscribed)
+	sc.Step(`^Observatory client "([^"]*)" subscribes to "([^"]*)" and never reads$`, w.obsNeverReads)
 	sc.Step(`^Observatory client "([^"]*)" sends:$`, w.obsSends)
 	sc.Step(`^Observatory client "([^"]*)" disconnects$`, w.obsDisconnects)
 	sc.Step(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)"$`, func(name, event, topic string) error {
@@ -95,9 +96,21 @@ func (w *World) observatory() (obsclient.Endpoint, error) {
 }
 
 // obsConnect opens client name's WebSocket at path ("": the Observatory's
-// own path). A server whose Observatory is not listening yet (a process
-// just started) is tried again for a few seconds.
-func (w *World) obsConnect(name, path string) error {
+// own path).
+func (w *World) obsConnect(name, path string) error { return w.obsDial(name, path, false) }
+
+// obsNeverReads subscribes a client that never reads what the server sends.
+func (w *World) obsNeverReads(name, topic string) error {
+	if err := w.obsDial(name, "", true); err != nil {
+		return err
+	}
+	return w.obsSubscribe(name, topic, "")
+}
+
+// obsDial opens client name's WebSocket at path, reading what the server
+// sends unless paused. A server whose Observatory is not listening yet (a
+// process just started) is tried again for a few seconds.
+func (w *World) obsDial(name, path string, paused bool) error {
 	e, err := w.observatory()
 	if err != nil {
 		return err
@@ -108,7 +121,7 @@ func (w *World) obsConnect(name, path string) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(w.ctx, frameWait)
-		c, err := obsclient.Dial(ctx, e.WS(w.expand(path)), obsclient.Options{Name: name, Recorder: w.rec})
+		c, err := obsclient.Dial(ctx, e.WS(w.expand(path)), obsclient.Options{Name: name, Recorder: w.rec, Paused: paused})
 		cancel()
 		if err == nil {
 			if w.obs.clients == nil {

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -33,11 +34,18 @@ const (
 	// ObservatoryErrorsSwallowed never sends an error frame: garbage and
 	// subscriptions to unknown sessions go unanswered.
 	ObservatoryErrorsSwallowed Fault = "observatory-errors-swallowed"
+	// ObservatorySlowClientKept queues without bound what a client does
+	// not read, as a server that never drops a slow client.
+	ObservatorySlowClientKept Fault = "observatory-slow-client-kept"
 )
 
 // ObservatoryFaults lists the faults the Observatory scenarios must catch.
 var ObservatoryFaults = []Fault{ObservatoryBranchDropped, ObservatoryWrongParent, ObservatoryUnknownSession200,
-	ObservatoryIgnoresMaxConn, ObservatoryErrorsSwallowed}
+	ObservatoryIgnoresMaxConn, ObservatoryErrorsSwallowed, ObservatorySlowClientKept}
+
+// slowClientTimeout is how long the proxy waits for a client to take a
+// frame before it drops the client.
+const slowClientTimeout = 5 * time.Second
 
 // ObservatoryProxy is the broken server's front of an Observatory.
 type ObservatoryProxy struct {
@@ -114,6 +122,17 @@ func (p *ObservatoryProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
+	// A client that does not read for a while is dropped here, both ways:
+	// the proxy's own socket buffers would otherwise hide it from the
+	// server.
+	deliver := func(typ websocket.MessageType, data []byte) error {
+		wctx, cancel := context.WithTimeout(ctx, slowClientTimeout)
+		defer cancel()
+		return client.Write(wctx, typ, data)
+	}
+	if p.fault == ObservatorySlowClientKept {
+		deliver = keepForSlowClient(ctx, client)
+	}
 	for { // server → client, through the fault
 		typ, data, err := server.Read(ctx)
 		if err != nil {
@@ -132,9 +151,41 @@ func (p *ObservatoryProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !keep {
 			continue
 		}
-		if client.Write(ctx, typ, out) != nil {
+		if deliver(typ, out) != nil {
 			server.CloseNow()
+			client.CloseNow()
 			return
+		}
+	}
+}
+
+// keepForSlowClient returns a deliver function that reads on the client's
+// behalf: frames wait in a queue the size of a whole test's traffic while
+// a goroutine writes them to the client as fast as it reads.
+func keepForSlowClient(ctx context.Context, client *websocket.Conn) func(websocket.MessageType, []byte) error {
+	type frame struct {
+		typ  websocket.MessageType
+		data []byte
+	}
+	queue := make(chan frame, 1<<16)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case f := <-queue:
+				if client.Write(ctx, f.typ, f.data) != nil {
+					return
+				}
+			}
+		}
+	}()
+	return func(typ websocket.MessageType, data []byte) error {
+		select {
+		case queue <- frame{typ, data}:
+			return nil
+		default:
+			return errors.New("the proxy's queue for a slow client is full")
 		}
 	}
 }
