@@ -38,6 +38,7 @@ const (
 func runConform(args []string) int {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	tf := addTargetFlags(fs)
+	fs.BoolVar(&tf.observatory, "observatory", true, "start the embedded server with its Observatory on, so the @observatory scenarios apply")
 	rd := addRunDirFlags(fs, "")
 	var (
 		require     = fs.String("require", "", "comma-separated `levels` that must pass (default core,intent for the embedded server, core otherwise)")

@@ -45,6 +45,9 @@ func runLoad(args []string) int {
 		seed      = fs.Int64("seed", 1, "seed of the virtual users' scripts: the same seed sends the same calls")
 		seg       = fs.String("segment", "1/1", "this process's share `i/n` of the load (k6 execution segments; merge with tbbench merge)")
 		compare   = fs.String("compare-storage", "", "comma-separated storage `modes` of the embedded server measured in interleaved rounds (e.g. fs,memory)")
+		users     = fs.Int("users", 0, "`n` virtual users (MCP sessions) for a closed tier such as smoke, instead of the workload's (e.g. --users 8 with --compare-observatory, whose figure is set at 8 sessions)")
+		rounds    = fs.Int("rounds", 0, "`n` rounds of a smoke, regression or soak tier instead of the workload's (comparisons get confidence intervals from 6)")
+		compareOb = fs.Bool("compare-observatory", false, "measure the embedded server with its Observatory off and on in interleaved rounds: the throughput it costs, and during the \"on\" rounds the delivery of thought:added to 100 WebSocket clients (p50/p99)")
 		ceiling   = fs.Bool("ceiling", true, "also measure the built-in no-op MCP server, the ceiling of this client, transport and machine")
 		tgt       = fs.String("target", "", "`noop` measures only the built-in no-op server")
 		inProcess = fs.Bool("in-process", false, "run the embedded and no-op servers in this process instead of as child processes (no server CPU/RSS figures)")
@@ -114,6 +117,9 @@ Flags:
 	if _, err := w.Tier(*tier); err != nil {
 		return bad(err)
 	}
+	if err := overrideTier(w, *tier, *users, *rounds); err != nil {
+		return bad(err)
+	}
 	sg, err := segment.Parse(*seg)
 	if err != nil {
 		return bad(fmt.Errorf("--segment: %w", err))
@@ -142,6 +148,12 @@ Flags:
 	if err != nil {
 		return bad(err)
 	}
+	var observatory *load.ObservatoryOptions
+	if *compareOb {
+		if subjects, observatory, err = observatorySubjects(spec, subjects, *compare); err != nil {
+			return bad(err)
+		}
+	}
 	if *runID == "" {
 		*runID = time.Now().UTC().Format("20060102-150405") + "-load-" + *tier
 	}
@@ -161,7 +173,7 @@ Flags:
 	stopProgress := showLoadProgress(*progress, live)
 	fmt.Fprintf(os.Stderr, "tbbench load: tier %s, targets %s, segment %s, seed %d, output %s\n", *tier, labels(subjects), sg, *seed, dir)
 	rep, err := load.Run(ctx, load.Options{Tier: *tier, Workload: w, Subjects: subjects, Seed: *seed, Segment: sg,
-		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch})
+		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch, Observatory: observatory})
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)

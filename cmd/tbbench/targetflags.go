@@ -18,7 +18,8 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 // targetFlags are the flags that choose a target, shared by the commands.
 type targetFlags struct {
 	url, command, transport, storage, dataDir, exportDir string
-	direct                                               bool
+	observatoryURL                                       string
+	direct, observatory                                  bool
 	env                                                  multi
 }
 
@@ -31,6 +32,7 @@ func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	fs.StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded server (default: a fresh temporary one)")
 	fs.StringVar(&f.exportDir, "export-dir", "", "where a --url or --command server writes its exports, if it is on this machine (default: THOUGHTBOX_EXPORT_DIR or THOUGHTBOX_DATA_DIR/exports from --env)")
 	fs.BoolVar(&f.direct, "direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy")
+	fs.StringVar(&f.observatoryURL, "observatory-url", "", "where the --url or --command server runs its Observatory, `http://HOST:PORT[/ws-path]` ({obsport}: a free port the harness picks, also in --command and --env)")
 	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
 	return f
 }
@@ -38,7 +40,7 @@ func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 // spec turns the flags into a target description.
 func (f *targetFlags) spec() targetspec.Spec {
 	s := targetspec.Spec{URL: f.url, Command: f.command, Env: f.env, Transport: f.transport, Storage: f.storage,
-		DataDir: f.dataDir, ExportDir: f.exportDir, Direct: f.direct}
+		DataDir: f.dataDir, ExportDir: f.exportDir, Direct: f.direct, ObservatoryURL: f.observatoryURL, Observatory: f.observatory}
 	if s.Kind() != target.KindEmbedded {
 		s.Storage = ""
 	}

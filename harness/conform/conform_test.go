@@ -69,10 +69,11 @@ func TestReferencePassesCoreAndIntentStdio(t *testing.T) {
 	}
 }
 
-// checkReferenceCell runs every scenario against one cell: every @core
-// and @intent scenario must pass, through the sidecar, whose counts must
+// checkReferenceCell runs every scenario against one cell, its server's
+// Observatory on: every @core and @intent scenario must pass, through the sidecar, whose counts must
 // equal the harness's.
 func checkReferenceCell(t *testing.T, cell targetspec.Spec) {
+	cell.Observatory = true // as tbbench conform starts it, so suite F runs too
 	rep := runAgainst(t, cell)
 	requirePass(t, rep)
 	if passed, _, _ := rep.Tally(); passed < 40 {

@@ -93,12 +93,16 @@ const (
 	// restart it and read its files: command and embedded targets, not a
 	// URL.
 	OwnServerTag = "@own-server"
+	// ObservatoryTag marks scenarios that watch the server's Observatory
+	// (its WebSocket and HTTP API, D19): the harness must know where the
+	// target runs one (target.Observed).
+	ObservatoryTag = "@observatory-api"
 )
 
 // capabilityTags are the tags that say what a scenario needs of the target;
 // they are neither a level nor the suite.
 var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
-	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true, OwnServerTag: true}
+	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true, OwnServerTag: true, ObservatoryTag: true}
 
 // exclusive reports whether a scenario with these tags must run alone: it
 // restarts or kills the server every other scenario talks to.
@@ -142,6 +146,8 @@ func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string 
 			return "needs a secret in the server's environment; the harness did not start this server (a URL), so it can not place one"
 		case t == OwnServerTag && !configurable(tg):
 			return "starts a server of its own with settings the scenario chooses; the harness does not start this target (a URL)"
+		case t == ObservatoryTag && !target.HasObservatory(tg):
+			return "watches the server's Observatory; the harness does not know where this target runs one (give --observatory-url, or {obsport} in --command or --env; the embedded server runs one unless --observatory=false)"
 		case t == SecondProcessTag && !siblings:
 			return "starts a second process of the server on the same data; the harness does not start this target"
 		}

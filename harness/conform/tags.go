@@ -23,7 +23,7 @@ var (
 	// LevelTags are the conformance levels.
 	LevelTags = []string{"@core", "@intent", "@quirk"}
 	// SuiteTags are the suites.
-	SuiteTags = []string{"@behavioural", "@critique", "@durability", "@events", "@gating", "@knowledge", "@ledger", "@notebook", "@observability", "@resources", "@sessions", "@sidecar",
+	SuiteTags = []string{"@behavioural", "@critique", "@durability", "@events", "@gating", "@knowledge", "@ledger", "@notebook", "@observability", "@observatory", "@resources", "@sessions", "@sidecar",
 		"@transport", "@validation"}
 )
 

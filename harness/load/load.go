@@ -57,6 +57,9 @@ type Options struct {
 	// Watcher, when set, observes the targets during the run (package
 	// promwatch: Prometheus scraping the sidecars).
 	Watcher Watcher
+	// Observatory, when set, compares two subjects as the same server with
+	// its Observatory off and on (observatory.go).
+	Observatory *ObservatoryOptions
 }
 
 func (o Options) callTimeout() time.Duration {
@@ -122,5 +125,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return rep, err
 	}
 	rep.finish()
+	if o.Observatory != nil {
+		rep.compareObservatory(*o.Observatory, r.fanOut)
+	}
 	return rep, nil
 }

@@ -84,6 +84,9 @@ func (r *Report) Markdown() string {
 			}
 		}
 	}
+	if lines := r.observatoryLines(); lines != "" {
+		b.WriteString("\n## The Observatory off and on\n\n" + lines)
+	}
 	if line := r.observabilityLine(); line != "" {
 		b.WriteString("\n## The sidecar's telemetry in Prometheus\n\n" + line)
 	}

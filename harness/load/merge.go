@@ -171,6 +171,7 @@ func (r *Report) Summary() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(r.observabilityLine())
+	b.WriteString(r.observatoryLines())
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "PROBLEM %s\n", p)
 	}

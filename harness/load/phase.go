@@ -117,6 +117,8 @@ type runner struct {
 	errors *transcript.Recorder
 	// live is told about every finished call, for progress reporting.
 	live *Live
+	// fanOut is what the Observatory's fan-out phase measured, if any.
+	fanOut *FanOutResult
 }
 
 // runPhase runs one phase: the executor drives virtual users against the
@@ -132,7 +134,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	acked.onNew = s.OnAck
 	ph := &phase{target: s.Target, session: shape, seed: r.o.Seed, nonce: r.o.Nonce,
 		userBase: r.o.Segment.VU(0, max(s.TotalUsers, s.Users)), think: s.Closed, timeout: r.o.callTimeout(),
-		acks: acked, errors: r.errors}
+		acks: acked, errors: r.errors, answered: r.o.observatoryTap(s.Label)}
 	var closeTranscript func()
 	ph.recorder, closeTranscript = r.transcripts(s, ph.userBase)
 	defer closeTranscript()

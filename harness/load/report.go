@@ -49,6 +49,9 @@ type Report struct {
 	// none when the watch did not apply.
 	Observability     []scorecards.Check `json:"observability,omitempty"`
 	ObservabilityNote string             `json:"observabilityNote,omitempty"`
+	// Observatory is the comparison of a server with its Observatory off
+	// and on, and its fan-out (observatory.go), when the run made one.
+	Observatory *ObservatoryResult `json:"observatory,omitempty"`
 	// Problems lists why the run failed: failed thresholds, lost thoughts,
 	// aborted phases. Empty when it passed.
 	Problems []string `json:"problems"`

@@ -54,6 +54,7 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 				rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
 			}
 		}
+		r.fanOutPhase(ctx, t, targets, rep)
 	}
 	return ctx.Err()
 }

@@ -38,6 +38,9 @@ type phase struct {
 	// files, the others' count only.
 	recorder func(user int) *transcript.Recorder
 	errors   *transcript.Recorder
+	// answered, when set, is told when the answer to each acknowledged
+	// main-chain thought arrived (the Observatory's fan-out probe).
+	answered func(session string, thought int, at time.Time)
 }
 
 // vu is one virtual user: one MCP session at a time, living reasoning
@@ -126,6 +129,7 @@ func (v *vu) call(ctx context.Context, scheduled time.Time, s workload.Step) {
 	}
 	sent := time.Now()
 	res, err := v.conn.CallTool(ctx, workload.Tool, map[string]any{"operation": s.Operation, "args": args})
+	arrived := time.Now()
 	v.finish(string(s.Op), scheduled, sent, err, &res)
 	switch {
 	case err != nil:
@@ -148,6 +152,9 @@ func (v *vu) call(ctx context.Context, scheduled time.Time, s workload.Step) {
 		}
 		v.sessionID = ans.SessionID
 		v.p.acks.add(ans.SessionID, ack{Chain: s.Records.Branch, Number: ans.ThoughtNumber, Marker: marker})
+		if v.p.answered != nil && s.Records.Branch == "" {
+			v.p.answered(ans.SessionID, ans.ThoughtNumber, arrived)
+		}
 	}
 }
 

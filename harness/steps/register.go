@@ -11,6 +11,7 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	registerSurface(sc, w)
 	registerSessionOps(sc, w)
 	registerEvents(sc, w)
+	registerObservatory(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)

@@ -88,6 +88,7 @@ type World struct {
 	own target.Target // a server of the scenario's own (knowledge_steps.go)
 
 	events eventState // event file and stand-in services (events_steps.go)
+	obs    obsState   // Observatory clients (observatory_steps.go)
 }
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.
@@ -121,6 +122,7 @@ func (w *World) Close() (quirks []string, err error) {
 		}
 	}
 	w.conns = map[string]*target.Conn{}
+	w.obs.close()
 	if w.sibling != nil {
 		if cerr := w.sibling.Close(); cerr != nil {
 			errs = append(errs, fmt.Errorf("stopping the second server process: %w", cerr))

@@ -43,6 +43,11 @@ type CommandOptions struct {
 	ExportDir string
 	// Kind overrides Info.Kind (for targets built on this one).
 	Kind string
+	// ObservatoryURL is where the server runs its Observatory,
+	// ObsPortPlaceholder and {port} standing for its ports (default
+	// http://127.0.0.1:{obsport} when the command or its environment takes
+	// {obsport}; none otherwise).
+	ObservatoryURL string
 }
 
 type commandTarget struct {
@@ -52,6 +57,11 @@ type commandTarget struct {
 	env  []string
 	url  string
 	port int
+	// obsPort is the HTTP child's Observatory port (0: none, or stdio,
+	// where every process gets its own); obs is the Observatory, if any.
+	obsPort int
+	obs     Observed
+	perProc *perProcessObservatory
 
 	mu      sync.Mutex
 	child   *child
@@ -103,6 +113,9 @@ func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("the server command is empty")
 	}
+	if err := t.setObservatory(argv); err != nil {
+		return nil, err
+	}
 	for _, a := range argv {
 		t.argv = append(t.argv, t.sub(a))
 	}
@@ -142,7 +155,11 @@ func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
 }
 
 func (t *commandTarget) sub(s string) string {
-	return strings.ReplaceAll(s, "{port}", strconv.Itoa(t.port))
+	s = strings.ReplaceAll(s, "{port}", strconv.Itoa(t.port))
+	if t.obsPort != 0 {
+		s = strings.ReplaceAll(s, ObsPortPlaceholder, strconv.Itoa(t.obsPort))
+	}
+	return s
 }
 
 func (t *commandTarget) Info() Info       { return t.info }
@@ -156,9 +173,13 @@ func (t *commandTarget) Command(rec *transcript.Recorder) *exec.Cmd {
 // command is Command with a process that is killed, with its group, when
 // ctx ends.
 func (t *commandTarget) command(ctx context.Context, rec *transcript.Recorder) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, t.argv[0], t.argv[1:]...)
+	argv, env := t.argv, t.env
+	if t.perProc != nil {
+		argv, env = t.perProcessObsPort(rec)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.Env = append(os.Environ(), t.env...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = &lineWriter{rec: rec}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	t.mu.Lock()

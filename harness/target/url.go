@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/thoughtbox-bench/tbbench/harness/obsclient"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
@@ -24,6 +25,9 @@ type URLOptions struct {
 	// Canary is the value of CanaryEnv in the server's environment, when
 	// the caller knows it started the server with it.
 	Canary string
+	// ObservatoryURL is where the server runs its Observatory
+	// (obsclient.ParseEndpoint), when the caller knows ("" for none).
+	ObservatoryURL string
 }
 
 type urlTarget struct {
@@ -42,8 +46,19 @@ func NewURL(ctx context.Context, url string, o URLOptions) (Target, error) {
 		kind = KindURL
 	}
 	t := &urlTarget{url: url, info: Info{Kind: kind, Address: url, Transport: HTTP, ExportDir: o.ExportDir, Canary: o.Canary}}
+	var obs *obsclient.Endpoint
+	if o.ObservatoryURL != "" {
+		e, err := obsclient.ParseEndpoint(o.ObservatoryURL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnreachable, err)
+		}
+		obs = &e
+	}
 	if err := Probe(ctx, t, o.ProbeTimeout); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, url, err)
+	}
+	if obs != nil {
+		return observedURL{urlTarget: t, fixedObservatory: fixedObservatory{*obs}}, nil
 	}
 	return t, nil
 }

@@ -32,6 +32,9 @@ const (
 	Stderr       = "stderr"
 	Warning      = "warning"
 	Note         = "note"
+	// WebSocket is a frame sent or received on an Observatory WebSocket
+	// (Message when it is JSON, else Text), or the opening or closing of one.
+	WebSocket = "websocket"
 	// Defect is something the server put on the wire that no conforming
 	// server may send, such as a stdout line of a stdio server that is not a
 	// JSON-RPC message. A scenario with a defect fails.

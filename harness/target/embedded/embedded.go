@@ -38,6 +38,9 @@ type Options struct {
 	Process bool
 	// Env holds extra KEY=VALUE settings for a child server.
 	Env []string
+	// Observatory starts the server with its Observatory on, on a port of
+	// its own (target.Observed says where).
+	Observatory bool
 }
 
 // CritiqueTimeout is the embedded server's sampling timeout: the harness
@@ -79,8 +82,12 @@ func New(ctx context.Context, o Options) (target.Target, error) {
 
 // childEnv is the environment of a child reference server.
 func childEnv(o Options, dir, mode string) []string {
-	return append([]string{ServeEnv + "=" + mode, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
-		"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + CritiqueTimeout.String()}, o.Env...)
+	env := []string{ServeEnv + "=" + mode, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
+		"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + CritiqueTimeout.String()}
+	if o.Observatory {
+		env = append(env, observatoryEnv(target.ObsPortPlaceholder)...)
+	}
+	return append(env, o.Env...)
 }
 
 // child is the reference server run as this binary's child, by way of a
@@ -147,6 +154,7 @@ type inProcess struct {
 
 	mu      sync.Mutex
 	srv     *mcpserver.Server
+	obsPath string // the Observatory's WebSocket path
 	handler atomic.Pointer[http.Handler]
 }
 
@@ -172,13 +180,14 @@ func (t *inProcess) start() error {
 	cfg := mcpserver.Defaults()
 	cfg.Storage, cfg.DataDir, cfg.DisableThoughtLogging = t.o.Storage, t.info.DataDir, true
 	cfg.CritiqueTimeout = CritiqueTimeout
+	cfg = t.withObservatory(cfg)
 	srv, err := mcpserver.New(cfg, mcpserver.WithLogger(quietLogger()))
 	if err != nil {
 		return err
 	}
 	h := srv.Handler()
 	t.mu.Lock()
-	t.srv = srv
+	t.srv, t.obsPath = srv, cfg.Observatory.Path
 	t.mu.Unlock()
 	t.handler.Store(&h)
 	return nil

@@ -50,6 +50,11 @@ type Spec struct {
 	// Canary tells that a URL server was started with the harness's
 	// environment (target.Canary), for the notebook's secret check.
 	Canary string
+	// Observatory starts the embedded server with its Observatory on.
+	Observatory bool
+	// ObservatoryURL is where a URL or command server runs its
+	// Observatory ({obsport}: a free port the harness picks for it).
+	ObservatoryURL string
 }
 
 // Kind names the kind of target the spec describes.
@@ -79,6 +84,9 @@ func (s Spec) Validate() error {
 	if s.Transport != "" && s.Transport != target.HTTP && s.Transport != target.Stdio {
 		return fmt.Errorf("--transport must be http or stdio, not %q", s.Transport)
 	}
+	if s.ObservatoryURL != "" && (s.Kind() == target.KindEmbedded || s.Kind() == target.KindNoop) {
+		return errors.New("--observatory-url is for --url and --command servers; the embedded server's Observatory is started by the harness")
+	}
 	if s.Storage != "" && !slices.Contains(StorageModes, s.Storage) && s.Kind() == target.KindEmbedded {
 		return fmt.Errorf("--storage must be one of %s, not %q", strings.Join(StorageModes, ", "), s.Storage)
 	}
@@ -97,12 +105,13 @@ func (s Spec) Open(ctx context.Context) (target.Target, error) {
 		t, err = noop.New(ctx, noop.Options{Process: s.Process})
 	case target.KindCommand:
 		t, err = target.NewCommand(ctx, target.CommandOptions{Command: s.Command, Env: s.Env, Transport: s.Transport,
-			URL: s.URL, StartTimeout: s.StartTimeout, ExportDir: s.ExportDir})
+			URL: s.URL, StartTimeout: s.StartTimeout, ExportDir: s.ExportDir, ObservatoryURL: s.ObservatoryURL})
 	case target.KindURL:
-		t, err = target.NewURL(ctx, s.URL, target.URLOptions{ExportDir: s.ExportDir, ProbeTimeout: s.StartTimeout, Canary: s.Canary})
+		t, err = target.NewURL(ctx, s.URL, target.URLOptions{ExportDir: s.ExportDir, ProbeTimeout: s.StartTimeout, Canary: s.Canary,
+			ObservatoryURL: s.ObservatoryURL})
 	default:
 		t, err = embedded.New(ctx, embedded.Options{Transport: s.Transport, Storage: s.Storage, DataDir: s.DataDir,
-			Process: s.Process, Env: s.Env})
+			Process: s.Process, Env: s.Env, Observatory: s.Observatory})
 	}
 	if err != nil || s.Direct {
 		return t, err

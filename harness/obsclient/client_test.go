@@ -1,0 +1,114 @@
+package obsclient
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+func TestParseEndpoint(t *testing.T) {
+	for in, want := range map[string]Endpoint{
+		"http://127.0.0.1:1729":         {Base: "http://127.0.0.1:1729", WSPath: "/ws"},
+		"http://127.0.0.1:1729/":        {Base: "http://127.0.0.1:1729", WSPath: "/ws"},
+		"ws://h:1/live":                 {Base: "http://h:1", WSPath: "/live"},
+		"wss://h:2":                     {Base: "https://h:2", WSPath: "/ws"},
+		" https://obs.example:443/a/b ": {Base: "https://obs.example:443", WSPath: "/a/b"},
+	} {
+		got, err := ParseEndpoint(in)
+		if err != nil || got != want {
+			t.Errorf("ParseEndpoint(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "127.0.0.1:1729", "ftp://h:1", "http://"} {
+		if _, err := ParseEndpoint(in); err == nil {
+			t.Errorf("ParseEndpoint(%q) accepted", in)
+		}
+	}
+	e := Endpoint{Base: "https://h:2", WSPath: "/ws"}
+	if e.WS("") != "wss://h:2/ws" || e.WS("/x") != "wss://h:2/x" || e.API("/api/health") != "https://h:2/api/health" {
+		t.Errorf("URLs of %+v: %s %s %s", e, e.WS(""), e.WS("/x"), e.API("/api/health"))
+	}
+}
+
+func TestDecode(t *testing.T) {
+	f := Decode([]byte(`["reasoning:a","thought:added",{"x":1}]`))
+	if f.Topic != "reasoning:a" || f.Event != "thought:added" || string(f.Payload) != `{"x":1}` {
+		t.Errorf("decoded %+v", f)
+	}
+	for _, raw := range []string{`not json`, `[1,"a",{}]`, `["a","b"]`, `{"a":1}`, `["a","b",{},4]`} {
+		if f := Decode([]byte(raw)); f.Topic != "" || f.Event != "" || f.Payload != nil || f.Raw != raw {
+			t.Errorf("Decode(%s) = %+v, want only Raw", raw, f)
+		}
+	}
+}
+
+// TestEveryFrameIsRecorded talks to a server that answers every frame with
+// an error frame, then turns the client away with 1008: the transcript
+// holds the opening, each frame both ways (JSON as messages, the rest as
+// text) and the close with its status.
+func TestEveryFrameIsRecorded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		for i := 0; i < 2; i++ {
+			if _, _, err := c.Read(r.Context()); err != nil {
+				return
+			}
+			c.Write(r.Context(), websocket.MessageText, []byte(`["error","error",{"code":"INVALID_PAYLOAD"}]`))
+		}
+		c.Close(websocket.StatusPolicyViolation, "full")
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	rec, err := transcript.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", Options{Name: "a", Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SendText(ctx, "garbage"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(ctx, "observatory", "subscribe", map[string]any{"id": "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.Await(ctx, func(i int, f Frame) bool { return i == 1 && f.Event == "error" }); err != nil {
+		t.Fatal(err)
+	}
+	code, err := c.AwaitClose(ctx)
+	if err != nil || code != websocket.StatusPolicyViolation {
+		t.Fatalf("close status %d, %v; want 1008", code, err)
+	}
+	c.Close()
+	rec.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, want := range []string{`"text":"opened ws://`, `"dir":"send","kind":"websocket","text":"garbage"`,
+		`"dir":"send","kind":"websocket","message":["observatory","subscribe",{"id":"s"}]`,
+		`"dir":"recv","kind":"websocket","message":["error","error",{"code":"INVALID_PAYLOAD"}]`, `closed: status 1008 \"full\"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the transcript lacks %s:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, `"message":["error","error"`); n != 2 {
+		t.Errorf("%d error frames recorded, want 2", n)
+	}
+}
