@@ -67,7 +67,7 @@ vet:
 # does not watch): they drive the same harness code as the race-detected
 # tests, which would take them five- to tenfold longer, so they run once
 # without the race detector; everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestReferencePassesCoreAndIntentStdio|TestOtherTargets)$$
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentStdio|TestOtherTargets)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$

@@ -1,13 +1,8 @@
 package conform_test
 
 import (
-	"context"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/thoughtbox-bench/tbbench/harness/conform"
-	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
@@ -26,40 +21,6 @@ var eventCatchers = map[brokenserver.Fault]string{
 // brokenserver.EventFaults the scenario named in eventCatchers fails; and
 // with every error message reworded (brokenserver.Reworded) they all pass.
 func TestEventFaultsAreCaught(t *testing.T) {
-	ref, err := embedded.New(context.Background(), embedded.Options{Storage: "memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	for _, fault := range append([]brokenserver.Fault{brokenserver.None, brokenserver.Reworded}, brokenserver.EventFaults...) {
-		name := string(fault)
-		if fault == brokenserver.None {
-			name = "no-fault"
-		}
-		t.Run(name, func(t *testing.T) {
-			rep, err := conform.Run(context.Background(), conform.Options{Target: ownServersBehindProxy{Target: ref, fault: fault, tmp: t.TempDir()},
-				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: "@events,@observability && @own-server"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var caught []string
-			for _, s := range rep.Scenarios {
-				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
-				}
-			}
-			if fault == brokenserver.None || fault == brokenserver.Reworded {
-				requirePass(t, rep)
-				if passed, _, na := rep.Tally(); na > 0 || passed < 9 {
-					t.Errorf("%d passed, %d not applicable: every event and observability scenario with a server of its own must run", passed, na)
-				}
-				return
-			}
-			want := eventCatchers[fault]
-			if !slices.ContainsFunc(caught, func(c string) bool { return strings.Contains(c, want) }) {
-				t.Fatalf("fault %s was not caught by %q; caught by:\n%s", fault, want, strings.Join(caught, "\n"))
-			}
-			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
-		})
-	}
+	ownServerFaults{tags: "@events,@observability && @own-server", what: "event and observability", minPassed: 9,
+		catchers: eventCatchers, passing: []brokenserver.Fault{brokenserver.Reworded}}.run(t)
 }

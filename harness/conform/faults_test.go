@@ -78,13 +78,15 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ref.Close()
+	t.Cleanup(func() { ref.Close() }) // after the parallel subtests
 	for _, fault := range append([]brokenserver.Fault{brokenserver.None}, brokenserver.All...) {
 		name := string(fault)
 		if fault == brokenserver.None {
 			name = "no-fault"
 		}
 		t.Run(name, func(t *testing.T) {
+			// The faults share the server, as a run's scenarios do.
+			t.Parallel()
 			proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
 			if err != nil {
 				t.Fatal(err)

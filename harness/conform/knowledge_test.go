@@ -3,13 +3,9 @@ package conform_test
 import (
 	"context"
 	"net/http/httptest"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/thoughtbox-bench/tbbench/harness/conform"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
-	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
@@ -66,40 +62,5 @@ var knowledgeCatchers = map[brokenserver.Fault]string{
 // in knowledgeCatchers fails. Against a URL these scenarios are not
 // applicable.
 func TestKnowledgeFaultsAreCaught(t *testing.T) {
-	ref, err := embedded.New(context.Background(), embedded.Options{Storage: "memory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
-	for _, fault := range append([]brokenserver.Fault{brokenserver.None}, brokenserver.KnowledgeFaults...) {
-		name := string(fault)
-		if fault == brokenserver.None {
-			name = "no-fault"
-		}
-		t.Run(name, func(t *testing.T) {
-			rep, err := conform.Run(context.Background(), conform.Options{Target: ownServersBehindProxy{Target: ref, fault: fault, tmp: t.TempDir()},
-				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: "@knowledge && @own-server"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var caught []string
-			for _, s := range rep.Scenarios {
-				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
-				}
-			}
-			if fault == brokenserver.None {
-				requirePass(t, rep)
-				if passed, _, na := rep.Tally(); na > 0 || passed < 5 {
-					t.Errorf("%d passed, %d not applicable: every knowledge scenario with a server of its own must run", passed, na)
-				}
-				return
-			}
-			want := knowledgeCatchers[fault]
-			if !slices.ContainsFunc(caught, func(c string) bool { return strings.Contains(c, want) }) {
-				t.Fatalf("fault %s was not caught by %q; caught by:\n%s", fault, want, strings.Join(caught, "\n"))
-			}
-			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
-		})
-	}
+	ownServerFaults{tags: "@knowledge && @own-server", what: "knowledge", minPassed: 5, catchers: knowledgeCatchers}.run(t)
 }
