@@ -66,8 +66,7 @@ vet:
 # command and URL targets start child processes (which the race detector
 # does not watch): they drive the same harness code as the race-detected
 # tests, which would take them five- to tenfold longer, so they run once
-# without the race detector, four at a time (they mostly wait for their
-# child processes); everything else runs with it.
+# without the race detector; everything else runs with it.
 NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentStdio|TestOtherTargets)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
@@ -77,7 +76,7 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 # the other run's output is shown when both are done.
 unit:
 	@log=$$(mktemp); \
-	{ $(GO) test -count=1 -timeout 6m -parallel 4 -run '$(NORACE)' ./harness/conform; a=$$?; \
+	{ $(GO) test -count=1 -timeout 6m -run '$(NORACE)' ./harness/conform; a=$$?; \
 	  $(GO) test -count=1 -timeout 3m -run '$(NOTIFY)' ./server/mcpserver ./observability/sidecar; b=$$?; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
 	$(GO) test -race -count=1 -timeout 8m -skip '$(NORACE)' ./... ./harness/testdata/brokenserver; race=$$?; \

@@ -65,7 +65,6 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 // that cell runs little that the HTTP memory cell and this one do not;
 // make run covers it.
 func TestReferencePassesCoreAndIntentStdio(t *testing.T) {
-	t.Parallel() // its servers are child processes: mostly waiting
 	for _, storage := range []string{"fs"} {
 		t.Run(storage, func(t *testing.T) {
 			t.Parallel()

@@ -74,7 +74,6 @@ var faultSuites = map[brokenserver.Fault]string{
 // scenario fail, and the proxy without a fault must pass the whole suite
 // (so it is the fault, not the proxy, that the scenarios catch).
 func TestEveryInjectedFaultIsCaught(t *testing.T) {
-	t.Parallel() // its servers are child processes: mostly waiting
 	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +125,6 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 // agree and the run passes; with each fault (a wrong status label, a lost
 // one) the counts disagree and the run fails, though every scenario passed.
 func TestSidecarCountFaultsAreCaught(t *testing.T) {
-	t.Parallel() // its servers are child processes: mostly waiting
 	for _, fault := range append([]brokensidecar.Fault{brokensidecar.None}, brokensidecar.All...) {
 		name := string(fault)
 		if fault == brokensidecar.None {

@@ -62,6 +62,5 @@ var knowledgeCatchers = map[brokenserver.Fault]string{
 // in knowledgeCatchers fails. Against a URL these scenarios are not
 // applicable.
 func TestKnowledgeFaultsAreCaught(t *testing.T) {
-	t.Parallel() // its servers are child processes: mostly waiting
 	ownServerFaults{tags: "@knowledge && @own-server", what: "knowledge", minPassed: 5, catchers: knowledgeCatchers}.run(t)
 }

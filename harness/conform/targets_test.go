@@ -48,7 +48,6 @@ const otherTargetSuites = "@ledger,@sessions,@durability,@transport"
 // program, the way other implementations are tested: by command over stdio,
 // by command over HTTP on a {port}, and by URL.
 func TestOtherTargets(t *testing.T) {
-	t.Parallel() // its servers are child processes: mostly waiting
 	bin := buildThoughtbox(t)
 	data := t.TempDir()
 	cases := map[string]targetspec.Spec{
