@@ -16,6 +16,9 @@ build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
+# Expanded once: a deferred $(shell date) gives each use its own second, and
+# the load step then looks for conformance results under another name.
+RUN_ID := $(RUN_ID)
 
 ## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell (fs, memory, sqlite), the official MCP conformance suite over HTTP, then the load regression tier on fs, memory and sqlite beside the no-op ceiling; one scorecard in out/<run>-load/
 run: build tools prometheus
