@@ -54,7 +54,7 @@ tiers:
     duration: 2s
     maxUsers: 16
     rounds: 2
-    warmup: 500ms
+    warmup: 1s # long enough for sessions to reach their thoughts on a busy machine
     thresholds:
       errors: ["rate<1%"]
 `))
