@@ -95,6 +95,14 @@ func jsonrpcAnswer(res HTTPResponse) json.RawMessage {
 	return last
 }
 
+// rawTimeout bounds one raw request with a body of n bytes: 15 s, and 5 s
+// more per MiB, since a server (or a proxy) on a loaded machine, or built
+// with the race detector, takes seconds to read and parse a body of
+// megabytes; the rules the raw steps check are not about speed.
+func rawTimeout(n int) time.Duration {
+	return 15*time.Second + time.Duration(n>>20)*5*time.Second
+}
+
 func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
 	if endpoint == "" {
 		return HTTPResponse{}, ErrNotHTTP
@@ -107,7 +115,7 @@ func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 		}
 		url = root + path
 	}
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, rawTimeout(len(body)))
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
