@@ -96,7 +96,9 @@ func TestObservatoryFedByMCPThoughts(t *testing.T) {
 	if string(f[1]) != `"session:started"` || !strings.Contains(string(f[2]), `"title":"watched","tags":["obs"]`) {
 		t.Fatalf("first frame %s %s", f[1], f[2])
 	}
-	var started struct{ Session struct{ ID, CreatedAt string } }
+	var started struct {
+		Session struct{ ID, CreatedAt string }
+	}
 	_ = json.Unmarshal(f[2], &started)
 	f = read()
 	if string(f[1]) != `"thought:added"` || !strings.Contains(string(f[2]), `"thought":"`+long+`"`) || !strings.Contains(string(f[2]), `"totalThoughts":2`) {
