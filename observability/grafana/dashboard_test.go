@@ -1,6 +1,7 @@
 package grafana
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -163,12 +164,20 @@ func exportedMetrics(t *testing.T) []string {
 	if resp, err := http.DefaultClient.Do(note); err == nil {
 		resp.Body.Close()
 	}
-	resp, err := http.Get(px.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	// The probe checks the upstream once at start, beside these calls: wait
+	// for its first check to be recorded too.
+	var body []byte
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := http.Get(px.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if bytes.Contains(body, []byte("upstream_check_duration")) || time.Now().After(deadline) {
+			break
+		}
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
 	var names []string
 	for _, line := range strings.Split(string(body), "\n") {
 		if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
