@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -55,6 +56,7 @@ func runLoad(args []string) int {
 		runID     = fs.String("run-id", "", "name of the run's output directory (default: time and tier)")
 		progress  = fs.String("progress", "auto", "`auto`, bar or lines")
 		timeout   = fs.Duration("call-timeout", 10*time.Second, "longest wait for one call")
+		cpuProf   = fs.String("cpuprofile", "", "write this process's CPU profile (client, sidecar, verification) to `file`; "+target.ProfileEnv+"=PREFIX in the environment makes each child server write its own to PREFIX.<pid>.pprof")
 		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
 		with      multi
 	)
@@ -102,6 +104,16 @@ Flags:
 	}
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			return bad(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	if *printWL {
 		os.Stdout.Write(workload.Example())

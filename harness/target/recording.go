@@ -65,13 +65,26 @@ func marshal(v any) json.RawMessage {
 func (r *recording) Start(ctx context.Context) error { return r.inner.Start(ctx) }
 
 // SendRequest records the request and its response (or the transport error).
+// For a recorder that keeps no file the messages are not encoded: the
+// entries carry the operation and outcome, which is all it counts.
 func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	msg := marshal(req)
-	op := transcript.Operation(req.Method, msg)
+	keep := r.rec.Keeps()
+	var msg json.RawMessage
+	op, ok := "", false
+	if !keep {
+		op, ok = operationOf(req)
+	}
+	if !ok {
+		msg = marshal(req)
+		op = transcript.Operation(req.Method, msg)
+	}
 	r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: req.Method, Operation: op,
 		ID: req.ID.Value(), Message: msg})
 	resp, err := r.inner.SendRequest(ctx, req)
 	if err != nil {
+		if msg == nil {
+			msg = marshal(req)
+		}
 		// The request goes with the error, so that the counts can leave
 		// out a request that got no answer.
 		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method, Operation: op,
@@ -81,16 +94,60 @@ func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCReques
 	// The answer names the request's method and operation, so that the
 	// counts can tell its outcome (Status) per method and operation.
 	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method, Operation: op,
-		ID: req.ID.Value(), Message: marshal(resp)}
+		ID: req.ID.Value(), Status: transcript.StatusOK}
+	if keep {
+		e.Message = marshal(resp)
+	}
+	var unknown []string
+	isError := false
 	if req.Method == "tools/call" && resp.Result != nil {
-		var unknown []string
-		e.Blocks, unknown = transcript.ResultBlocks(resp.Result)
-		for _, t := range unknown {
-			r.rec.Warn("tools/call %v returned a content block of unknown type %q; it is kept in the transcript", req.ID.Value(), t)
-		}
+		e.Blocks, unknown, isError = transcript.ResultSummary(resp.Result)
+	}
+	switch {
+	case resp.Error != nil:
+		e.Status = transcript.StatusError
+	case isError:
+		e.Status = transcript.StatusToolError
+	}
+	for _, t := range unknown {
+		r.rec.Warn("tools/call %v returned a content block of unknown type %q; it is kept in the transcript", req.ID.Value(), t)
 	}
 	r.add(e)
 	return resp, nil
+}
+
+// operationOf names the tool and operation of a tools/call request whose
+// params the harness built (maps of strings), as transcript.Operation
+// reads them from the encoded message; it reports false for params of
+// another shape, which are encoded and read instead.
+func operationOf(req transport.JSONRPCRequest) (string, bool) {
+	if req.Method != "tools/call" {
+		return "", true
+	}
+	p, ok := req.Params.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	name, ok := p["name"].(string)
+	if !ok {
+		return "", false
+	}
+	switch a := p["arguments"].(type) {
+	case map[string]any:
+		switch o := a["operation"].(type) {
+		case string:
+			return name + "/" + o, true
+		case nil:
+			if _, present := a["operation"]; !present {
+				return name + "/", true
+			}
+		}
+	case nil:
+		if _, present := p["arguments"]; !present {
+			return name + "/", true
+		}
+	}
+	return "", false
 }
 
 // SendNotification records and sends a notification.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -73,13 +75,32 @@ func (t *urlTarget) Dial(_ context.Context, _ *transcript.Recorder, o DialOption
 
 // DialHTTP returns a Streamable HTTP client transport to the MCP endpoint.
 func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger())}
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger()), transport.WithHTTPBasicClient(httpClient)}
 	if o.Listen {
 		// Server-initiated requests reach the client on the GET stream.
 		opts = append(opts, transport.WithContinuousListening())
 	}
 	return transport.NewStreamableHTTP(endpoint, opts...)
 }
+
+// httpClient carries every MCP session the harness opens over HTTP. Unlike
+// http.DefaultTransport, which keeps two idle connections per host (so
+// that eight sessions calling at once would open and close connections
+// all the time), it keeps one per concurrent request, and its buffers
+// take a large answer in one read.
+var httpClient = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+	ForceAttemptHTTP2:     true,
+	MaxIdleConns:          1024,
+	MaxIdleConnsPerHost:   1024,
+	IdleConnTimeout:       90 * time.Second,
+	TLSHandshakeTimeout:   10 * time.Second,
+	ExpectContinueTimeout: time.Second,
+	DisableCompression:    true,
+	ReadBufferSize:        32 << 10,
+	WriteBufferSize:       32 << 10,
+}}
 
 // Probe checks that t answers initialize within timeout (default 10 s).
 func Probe(ctx context.Context, t Target, timeout time.Duration) error {

@@ -150,6 +150,18 @@ func newCounts() Counts {
 		Statuses: map[string]map[string]int{}, OperationStatuses: map[string]map[string]int{}}
 }
 
+// Keeps reports whether the recorder writes a file; one that does not
+// keeps only counts, warnings and defects, so its callers may leave the
+// messages out of its entries (Operation and Status set instead).
+func (r *Recorder) Keeps() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.f != nil
+}
+
 // Path returns the transcript's file path ("" for Discard).
 func (r *Recorder) Path() string { return r.path }
 
@@ -375,11 +387,19 @@ func Keys(m map[string]int) []string {
 // ResultBlocks summarises the content blocks of a tools/call result and
 // reports the types it does not know.
 func ResultBlocks(result json.RawMessage) (blocks []BlockInfo, unknown []string) {
+	blocks, unknown, _ = ResultSummary(result)
+	return blocks, unknown
+}
+
+// ResultSummary is ResultBlocks that also reports the result's isError,
+// reading the result once.
+func ResultSummary(result json.RawMessage) (blocks []BlockInfo, unknown []string, isError bool) {
 	var res struct {
 		Content []json.RawMessage `json:"content"`
+		IsError bool              `json:"isError"`
 	}
 	if json.Unmarshal(result, &res) != nil {
-		return nil, nil
+		return nil, nil, false
 	}
 	for _, raw := range res.Content {
 		var b struct {
@@ -400,5 +420,5 @@ func ResultBlocks(result json.RawMessage) (blocks []BlockInfo, unknown []string)
 		}
 		blocks = append(blocks, info)
 	}
-	return blocks, unknown
+	return blocks, unknown, res.IsError
 }

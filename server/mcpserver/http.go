@@ -65,13 +65,15 @@ func (s *Server) Handler() http.Handler {
 // transport.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
+	var body []byte
 	switch r.Method {
 	case http.MethodPost:
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 			writeRPCError(w, http.StatusUnsupportedMediaType, -32600, "Unsupported Content-Type: a POST to the MCP endpoint carries application/json")
 			return
 		}
-		body, err := s.readBody(w, r)
+		var err error
+		body, err = s.readBody(w, r)
 		if err != nil {
 			status := http.StatusBadRequest
 			if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -109,6 +111,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusNotFound, -32001, "Session not found: it was never created, was deleted, or the server restarted; initialize a new session")
 		return
 	}
+	if r.Method == http.MethodPost && sid != "" && s.fastCall(w, r, sid, body) {
+		return
+	}
+	s.noteSlow(sid)
 	if r.Method == http.MethodPost {
 		// The request's notifications are written on its own response
 		// (requeststream.go).

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	mcpsrv "github.com/mark3labs/mcp-go/server"
@@ -52,6 +53,10 @@ type Server struct {
 	ids       *sessionIDs
 	knowledge knowledgeGraph
 	conns     sync.Map // MCP session id -> *gateway.Conn
+	// fast holds the HTTP sessions fastCall may serve (fastcall.go): MCP
+	// session id -> *fastSession.
+	fast      sync.Map
+	fastCalls atomic.Int64 // requests fastCall answered (tests read it)
 	// notebooks is the notebook operation family.
 	notebooks *notebook.Service
 
@@ -149,6 +154,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
 		// The connection's reasoning session is released, so another
 		// connection or process can open it.
+		s.fast.Delete(session.SessionID())
 		if c, ok := s.conns.LoadAndDelete(session.SessionID()); ok {
 			c.(*gateway.Conn).Ledger.Close()
 		}

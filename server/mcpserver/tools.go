@@ -99,6 +99,11 @@ func (s *Server) conn(ctx context.Context) *gateway.Conn {
 	if c, ok := s.conns.Load(id); ok {
 		return c.(*gateway.Conn)
 	}
-	c, _ := s.conns.LoadOrStore(id, s.newConn(session))
+	c, loaded := s.conns.LoadOrStore(id, s.newConn(session))
+	if !loaded && s.http != nil {
+		f := &fastSession{session: session, conn: c.(*gateway.Conn)}
+		f.seen.Store(time.Now().UnixNano())
+		s.fast.Store(id, f)
+	}
 	return c.(*gateway.Conn)
 }

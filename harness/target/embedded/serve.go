@@ -7,9 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
 )
 
@@ -18,10 +18,9 @@ import (
 // a test binary) re-executes itself with it.
 const ServeEnv = "TBBENCH_SERVE_REFERENCE"
 
-// ProfileEnv, in the harness's environment, makes every child reference
-// server write a CPU profile of its whole life to <value>.<pid>.pprof (to
-// find where the server spends a load tier's time).
-const ProfileEnv = "TBBENCH_SERVER_CPUPROFILE"
+// ProfileEnv is target.ProfileEnv: every child reference server writes a
+// CPU profile when it is set.
+const ProfileEnv = target.ProfileEnv
 
 // ServeIfRequested runs the reference server and exits when ServeEnv asks
 // for it; otherwise it returns at once. tbbench's main and the TestMain of
@@ -31,7 +30,7 @@ func ServeIfRequested() {
 	if mode != "stdio" && mode != "http" {
 		return
 	}
-	stopProfile := startProfile()
+	stopProfile := target.StartChildProfile("reference server")
 	cfg, err := mcpserver.FromEnv(mcpserver.Defaults(), os.LookupEnv)
 	if err == nil {
 		cfg.Transport = mode
@@ -56,27 +55,6 @@ func ServeIfRequested() {
 		os.Exit(1)
 	}
 	os.Exit(0)
-}
-
-// startProfile starts the CPU profile ProfileEnv asks for and returns what
-// stops it; a profile that can not be started is reported and skipped.
-func startProfile() (stop func()) {
-	prefix := os.Getenv(ProfileEnv)
-	if prefix == "" {
-		return func() {}
-	}
-	f, err := os.Create(fmt.Sprintf("%s.%d.pprof", prefix, os.Getpid()))
-	if err == nil {
-		err = pprof.StartCPUProfile(f)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "reference server: CPU profile:", err)
-		return func() {}
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -116,6 +116,7 @@ func ServeIfRequested() {
 	if os.Getenv(ServeEnv) != "http" {
 		return
 	}
+	stopProfile := target.StartChildProfile("noop server")
 	hs := &http.Server{Addr: "127.0.0.1:" + os.Getenv("PORT"), Handler: Handler(), ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -125,7 +126,9 @@ func ServeIfRequested() {
 		defer cancel()
 		hs.Shutdown(sctx)
 	}()
-	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	err := hs.ListenAndServe()
+	stopProfile()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(os.Stderr, "noop server:", err)
 		os.Exit(1)
 	}

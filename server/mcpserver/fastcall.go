@@ -1,0 +1,306 @@
+package mcpserver
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpsrv "github.com/mark3labs/mcp-go/server"
+
+	"github.com/thoughtbox-bench/tbbench/server/gateway"
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
+)
+
+// The hot path of a reasoning session over Streamable HTTP is one
+// tools/call of thoughtbox_gateway after another on an established MCP
+// session. mcp-go's generic path decodes such a request six times, starts
+// a goroutine and channels per request for notifications it will not send,
+// and re-validates the answer it encodes; on a thought that is more than the
+// thought costs. fastCall answers the plain case itself, producing the very
+// bytes mcp-go would, and leaves everything else to mcp-go: a request it
+// cannot be sure about goes the general way unchanged.
+
+// fastSession is what fastCall needs of an MCP session it serves: the
+// session mcp-go registered (its log level), the connection's gateway state,
+// and when mcp-go last saw one of its requests (mcp-go's idle timeout
+// counts only those).
+type fastSession struct {
+	session mcpsrv.ClientSession
+	conn    *gateway.Conn
+	seen    atomic.Int64 // unix nanoseconds of the last request mcp-go handled
+}
+
+// fastOperations are the gateway operations fastCall may run: none of them
+// sends the client a request (sampling, roots) or a notification of its own.
+var fastOperations = []string{"thought", "read_thoughts", "get_structure", "start_new", "cipher",
+	"session", "load_context", "list_sessions", "get_state", "navigate"}
+
+// noteSlow records that mcp-go handles a request of session sid.
+func (s *Server) noteSlow(sid string) {
+	if f, ok := s.fast.Load(sid); ok {
+		f.(*fastSession).seen.Store(time.Now().UnixNano())
+	}
+}
+
+// fastRefresh is how long fastCall may serve a session without mcp-go
+// seeing one of its requests: mcp-go ends a session idle for
+// SessionTimeout by the requests it saw, so it must see one at least this
+// often (a hundredth of the timeout, at most a second).
+func (s *Server) fastRefresh() time.Duration {
+	if s.cfg.SessionTimeout <= 0 {
+		return 1<<63 - 1
+	}
+	return min(s.cfg.SessionTimeout/100, time.Second)
+}
+
+// fastCall answers body, a POST on the established session sid, when it is
+// a plain tools/call of thoughtbox_gateway, and reports whether it did;
+// when it reports false it has written nothing.
+func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, sid string, body []byte) bool {
+	if !slices.Contains(legacyVersions, r.Header.Get(mcp.HeaderProtocolVersion)) {
+		return false
+	}
+	v, ok := s.fast.Load(sid)
+	if !ok {
+		return false
+	}
+	f := v.(*fastSession)
+	if time.Since(time.Unix(0, f.seen.Load())) > s.fastRefresh() {
+		return false
+	}
+	if l, ok := f.session.(mcpsrv.SessionWithLogging); ok && mcp.LoggingLevelWarning.ShouldSendTo(l.GetLogLevel()) {
+		return false // the call would be reported in a log notification
+	}
+	id, args, ok := plainToolCall(body)
+	if !ok {
+		return false
+	}
+	ctx := s.mcp.WithContext(r.Context(), f.session)
+	res := s.callGateway(ctx, f.conn, args)
+	out := make([]byte, 0, 256+resultSize(res))
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":`...)
+	out = appendToolResult(out, res)
+	out = append(out, "}\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+	s.fastCalls.Add(1)
+	return true
+}
+
+// callGateway runs one gateway call, turning a panic into the error result
+// mcp-go's recovery gives (as a tool error, so the session goes on).
+func (s *Server) callGateway(ctx context.Context, conn *gateway.Conn, args []byte) (r reply.Reply) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic in thoughtbox_gateway", "panic", p)
+			r = reply.Reply{IsError: true, Blocks: []reply.Block{{Kind: reply.Text,
+				Text: "internal error: the gateway failed on this call"}}}
+		}
+	}()
+	return s.gateway.Call(ctx, conn, args)
+}
+
+// plainToolCall reads body as a tools/call of thoughtbox_gateway that
+// mcp-go would handle with nothing but the tool handler, and returns its id
+// as the answer must echo it and its arguments. It reports false for
+// anything else: other members, a progress token or other _meta than trace
+// context, arguments that are not an object, an operation not in
+// fastOperations, a thought that asks for a critique (sampling), an id
+// that is not a plain string or a small integer.
+func plainToolCall(body []byte) (id, args []byte, ok bool) {
+	var buf [6]jsonx.Member
+	members, ok := jsonx.AppendMembers(buf[:0], body)
+	if !ok || len(members) != 4 {
+		return nil, nil, false
+	}
+	var params []byte
+	seen := 0
+	for _, m := range members {
+		switch string(m.Key) {
+		case "jsonrpc":
+			if string(m.Value) != `"2.0"` {
+				return nil, nil, false
+			}
+			seen |= 1
+		case "method":
+			if string(m.Value) != `"tools/call"` {
+				return nil, nil, false
+			}
+			seen |= 2
+		case "id":
+			if id, ok = answerID(m.Value); !ok {
+				return nil, nil, false
+			}
+			seen |= 4
+		case "params":
+			params = m.Value
+			seen |= 8
+		}
+	}
+	if seen != 15 {
+		return nil, nil, false // a member repeated or missing
+	}
+	var pbuf [4]jsonx.Member
+	pm, ok := jsonx.AppendMembersOfValid(pbuf[:0], params)
+	if !ok {
+		return nil, nil, false
+	}
+	named := false
+	for _, m := range pm {
+		switch string(m.Key) {
+		case "name":
+			if named || string(m.Value) != `"thoughtbox_gateway"` {
+				return nil, nil, false
+			}
+			named = true
+		case "arguments":
+			if args != nil || len(m.Value) == 0 || m.Value[0] != '{' {
+				return nil, nil, false
+			}
+			args = m.Value
+		case "_meta":
+			if !traceOnlyMeta(m.Value) {
+				return nil, nil, false
+			}
+		default:
+			return nil, nil, false
+		}
+	}
+	if !named || args == nil || !fastOperation(args) {
+		return nil, nil, false
+	}
+	return id, args, true
+}
+
+// traceOnlyMeta reports whether a request's _meta holds nothing but W3C
+// trace context (which a sidecar in front of the server adds).
+func traceOnlyMeta(raw []byte) bool {
+	var buf [4]jsonx.Member
+	ms, ok := jsonx.AppendMembersOfValid(buf[:0], raw)
+	if !ok {
+		return false
+	}
+	for _, m := range ms {
+		if k := string(m.Key); k != "traceparent" && k != "tracestate" {
+			return false
+		}
+	}
+	return true
+}
+
+// fastOperation reports whether the gateway arguments args name an
+// operation fastCall may run.
+func fastOperation(args []byte) bool {
+	var buf [4]jsonx.Member
+	ms, ok := jsonx.AppendMembersOfValid(buf[:0], args)
+	if !ok {
+		return false
+	}
+	op := ""
+	for _, m := range ms {
+		switch string(m.Key) {
+		case "operation":
+			if op != "" {
+				return false
+			}
+			if op, ok = jsonx.PlainString(m.Value); !ok {
+				return false
+			}
+		case "args":
+			if len(m.Value) > 0 && m.Value[0] == '{' && asksCritique(m.Value) {
+				return false
+			}
+		default:
+			return false // encoding/json would match keys case-insensitively
+		}
+	}
+	return slices.Contains(fastOperations, op)
+}
+
+// asksCritique reports whether the operation arguments raw (an object)
+// have a "critique" member, or keys it cannot read plainly: a thought that
+// asks for a critique samples the client.
+func asksCritique(raw []byte) bool {
+	var buf [16]jsonx.Member
+	ms, ok := jsonx.AppendMembersOfValid(buf[:0], raw)
+	if !ok {
+		return true
+	}
+	for _, m := range ms {
+		if string(m.Key) == "critique" {
+			return true
+		}
+	}
+	return false
+}
+
+// answerID returns the request id as mcp-go writes it back: a string with
+// no escape sequence (re-encoded with HTML escaping, as encoding/json
+// does), or an integer of at most 15 digits (mcp-go reads ids as float64,
+// which keeps those exact). Any other id goes the general way.
+func answerID(raw []byte) ([]byte, bool) {
+	if s, ok := jsonx.PlainString(raw); ok {
+		return jsonx.AppendString(nil, s, true), true
+	}
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+		return nil, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+	}
+	if string(raw) == "-0" {
+		return nil, false
+	}
+	return raw, true
+}
+
+// resultSize estimates the encoded size of r.
+func resultSize(r reply.Reply) int {
+	n := 64
+	for _, b := range r.Blocks {
+		n += len(b.Text) + len(b.URI) + len(b.Name) + len(b.Description) + 96
+	}
+	return n + n/8
+}
+
+// appendToolResult appends r as mcp-go encodes the CallToolResult toResult
+// makes of it: the members in key order, strings HTML-escaped. Replies
+// with blocks other than text are encoded by encoding/json itself.
+func appendToolResult(dst []byte, r reply.Reply) []byte {
+	for _, b := range r.Blocks {
+		if b.Kind != reply.Text {
+			out, err := toResult(r).MarshalJSON()
+			if err != nil {
+				panic("mcpserver: encoding a tool result: " + err.Error())
+			}
+			return append(dst, out...)
+		}
+	}
+	dst = append(dst, `{"content":[`...)
+	for i, b := range r.Blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonx.AppendString(dst, b.Text, true)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if r.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	return append(dst, '}')
+}
