@@ -1,6 +1,7 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,7 @@ const ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 type Conn struct {
 	client *client.Client
 	tr     transport.Interface
+	calls  *recording // tr's recording, which decodes tool results once
 	rec    *transcript.Recorder
 	ids    atomic.Int64
 	init   *mcp.InitializeResult
@@ -113,16 +115,25 @@ func (r ToolResult) Describe() []string {
 
 // ParseToolResult decodes a raw tools/call result.
 func ParseToolResult(raw json.RawMessage) (ToolResult, error) {
+	res, _, err := decodeToolResult(raw)
+	return res, err
+}
+
+// decodeToolResult decodes a raw tools/call result and summarises its
+// blocks for the transcript (every block, also after one that is not an
+// object, which the result's error reports).
+func decodeToolResult(raw json.RawMessage) (ToolResult, []transcript.BlockInfo, error) {
 	var res struct {
 		IsError bool              `json:"isError"`
 		Content []json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return ToolResult{}, fmt.Errorf("tools/call result is not an object: %w", err)
+		return ToolResult{}, nil, fmt.Errorf("tools/call result is not an object: %w", err)
 	}
 	out := ToolResult{IsError: res.IsError, Raw: raw}
+	var infos []transcript.BlockInfo
+	var failed error
 	for _, c := range res.Content {
-		var b Block
 		var wire struct {
 			Block
 			Resource struct {
@@ -131,26 +142,49 @@ func ParseToolResult(raw json.RawMessage) (ToolResult, error) {
 				Text     string `json:"text"`
 			} `json:"resource"`
 		}
-		if err := json.Unmarshal(c, &wire); err != nil {
-			return out, fmt.Errorf("content block is not an object: %w", err)
+		err := json.Unmarshal(c, &wire)
+		info := transcript.BlockInfo{Type: wire.Type, URI: wire.URI, Bytes: len(bytes.TrimSpace(c))}
+		if info.URI == "" {
+			info.URI = wire.Resource.URI
 		}
-		b = wire.Block
+		if err != nil {
+			info = transcript.BlockInfo{Bytes: info.Bytes}
+		}
+		info.Unknown = !transcript.KnownBlockTypes[info.Type]
+		infos = append(infos, info)
+		if err != nil {
+			if failed == nil {
+				failed = fmt.Errorf("content block is not an object: %w", err)
+			}
+			continue
+		}
+		if failed != nil {
+			continue
+		}
+		b := wire.Block
 		if b.Type == "resource" {
 			b.URI, b.MIMEType, b.Text = wire.Resource.URI, wire.Resource.MIMEType, wire.Resource.Text
 		}
 		b.Raw = c
 		out.Blocks = append(out.Blocks, b)
 	}
-	return out, nil
+	return out, infos, failed
 }
 
 // CallTool calls a tool and decodes its result.
 func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolResult, error) {
-	raw, err := c.Request(ctx, "tools/call", map[string]any{"name": name, "arguments": arguments})
-	if err != nil {
+	id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
+	resp, res, err := c.calls.call(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "tools/call",
+		Params: map[string]any{"name": name, "arguments": arguments}})
+	switch {
+	case err != nil:
 		return ToolResult{}, err
+	case resp.Error != nil:
+		return ToolResult{}, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+	case res != nil:
+		return res.result, res.err
 	}
-	return ParseToolResult(raw)
+	return ParseToolResult(resp.Result)
 }
 
 // notReady is the original server's answer while its gateway is still

@@ -115,7 +115,7 @@ func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOpti
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	conn := &Conn{client: c, tr: rt, rec: rec, init: init}
+	conn := &Conn{client: c, tr: rt, calls: recordingOf(rt), rec: rec, init: init}
 	// Like MCP clients at start-up, list the tools; a stdio sidecar learns
 	// the tool and operation names it may use as labels from this answer.
 	if _, err := conn.Request(ctx, "tools/list", map[string]any{}); err != nil {

@@ -65,9 +65,33 @@ func marshal(v any) json.RawMessage {
 func (r *recording) Start(ctx context.Context) error { return r.inner.Start(ctx) }
 
 // SendRequest records the request and its response (or the transport error).
+func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, _, err := r.call(ctx, req)
+	return resp, err
+}
+
+// decoded is a tools/call result as the recording decoded it.
+type decoded struct {
+	result ToolResult
+	err    error
+}
+
+// recordingOf returns the recording of a transport record made.
+func recordingOf(t transport.Interface) *recording {
+	switch r := t.(type) {
+	case *recording:
+		return r
+	case *recordingHTTP:
+		return r.recording
+	}
+	panic("target: not a recording transport")
+}
+
+// call sends req, records it and its response (or the transport error), and
+// returns a tools/call result decoded (nil for other methods and errors).
 // For a recorder that keeps no file the messages are not encoded: the
 // entries carry the operation and outcome, which is all it counts.
-func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (r *recording) call(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, *decoded, error) {
 	keep := r.rec.Keeps()
 	var msg json.RawMessage
 	op, ok := "", false
@@ -89,7 +113,7 @@ func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCReques
 		// out a request that got no answer.
 		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method, Operation: op,
 			ID: req.ID.Value(), Message: msg, Text: err.Error()})
-		return nil, err
+		return nil, nil, err
 	}
 	// The answer names the request's method and operation, so that the
 	// counts can tell its outcome (Status) per method and operation.
@@ -98,22 +122,24 @@ func (r *recording) SendRequest(ctx context.Context, req transport.JSONRPCReques
 	if keep {
 		e.Message = marshal(resp)
 	}
-	var unknown []string
-	isError := false
+	var dec *decoded
 	if req.Method == "tools/call" && resp.Result != nil {
-		e.Blocks, unknown, isError = transcript.ResultSummary(resp.Result)
+		dec = &decoded{}
+		dec.result, e.Blocks, dec.err = decodeToolResult(resp.Result)
+		if dec.result.IsError {
+			e.Status = transcript.StatusToolError
+		}
 	}
-	switch {
-	case resp.Error != nil:
+	if resp.Error != nil {
 		e.Status = transcript.StatusError
-	case isError:
-		e.Status = transcript.StatusToolError
 	}
-	for _, t := range unknown {
-		r.rec.Warn("tools/call %v returned a content block of unknown type %q; it is kept in the transcript", req.ID.Value(), t)
+	for _, b := range e.Blocks {
+		if b.Unknown {
+			r.rec.Warn("tools/call %v returned a content block of unknown type %q; it is kept in the transcript", req.ID.Value(), b.Type)
+		}
 	}
 	r.add(e)
-	return resp, nil
+	return resp, dec, nil
 }
 
 // operationOf names the tool and operation of a tools/call request whose

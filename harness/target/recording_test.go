@@ -41,3 +41,29 @@ func TestOperationOfMatchesTheEncodedRequest(t *testing.T) {
 		t.Error("the harness's own shape was not read")
 	}
 }
+
+// One decode gives the result and the transcript's block summaries: unknown
+// types are flagged, a resource's URI is read from the resource, and a
+// block that is not an object fails the result but is still summarised.
+func TestToolResultsAreDecodedOnceForBoth(t *testing.T) {
+	result := json.RawMessage(`{"content":[{"type":"text","text":"hi"},{"type":"hologram","data":"zz"},{"type":"resource","resource":{"uri":"thoughtbox://x","text":"t"}}],"isError":true}`)
+	res, blocks, err := decodeToolResult(result)
+	if err != nil || !res.IsError || len(res.Blocks) != 3 || res.Text() != "hi" || res.Blocks[2].URI != "thoughtbox://x" || res.Blocks[2].Text != "t" {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	if len(blocks) != 3 || blocks[0].Unknown || !blocks[1].Unknown || blocks[1].Type != "hologram" ||
+		blocks[2].URI != "thoughtbox://x" || blocks[0].Bytes != len(`{"type":"text","text":"hi"}`) {
+		t.Errorf("block infos %+v", blocks)
+	}
+	if string(res.Blocks[1].Raw) != `{"type":"hologram","data":"zz"}` {
+		t.Errorf("raw of the unknown block: %s", res.Blocks[1].Raw)
+	}
+
+	_, blocks, err = decodeToolResult(json.RawMessage(`{"content":[7,{"type":"text","text":"after"}]}`))
+	if err == nil || len(blocks) != 2 || !blocks[0].Unknown || blocks[1].Unknown {
+		t.Errorf("a block that is not an object: %v, %+v", err, blocks)
+	}
+	if _, blocks, err = decodeToolResult(json.RawMessage(`[1]`)); err == nil || blocks != nil {
+		t.Errorf("a result that is not an object: %v, %+v", err, blocks)
+	}
+}

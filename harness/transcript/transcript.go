@@ -6,7 +6,6 @@
 package transcript
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -382,43 +381,4 @@ func Keys(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// ResultBlocks summarises the content blocks of a tools/call result and
-// reports the types it does not know.
-func ResultBlocks(result json.RawMessage) (blocks []BlockInfo, unknown []string) {
-	blocks, unknown, _ = ResultSummary(result)
-	return blocks, unknown
-}
-
-// ResultSummary is ResultBlocks that also reports the result's isError,
-// reading the result once.
-func ResultSummary(result json.RawMessage) (blocks []BlockInfo, unknown []string, isError bool) {
-	var res struct {
-		Content []json.RawMessage `json:"content"`
-		IsError bool              `json:"isError"`
-	}
-	if json.Unmarshal(result, &res) != nil {
-		return nil, nil, false
-	}
-	for _, raw := range res.Content {
-		var b struct {
-			Type     string `json:"type"`
-			URI      string `json:"uri"`
-			Resource struct {
-				URI string `json:"uri"`
-			} `json:"resource"`
-		}
-		_ = json.Unmarshal(raw, &b)
-		info := BlockInfo{Type: b.Type, URI: b.URI, Bytes: len(bytes.TrimSpace(raw))}
-		if info.URI == "" {
-			info.URI = b.Resource.URI
-		}
-		if !KnownBlockTypes[b.Type] {
-			info.Unknown = true
-			unknown = append(unknown, b.Type)
-		}
-		blocks = append(blocks, info)
-	}
-	return blocks, unknown, res.IsError
 }

@@ -10,17 +10,6 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
-func TestUnknownBlocksAreKeptAndFlagged(t *testing.T) {
-	result := json.RawMessage(`{"content":[{"type":"text","text":"hi"},{"type":"hologram","data":"zz"},{"type":"resource","resource":{"uri":"thoughtbox://x","text":"t"}}]}`)
-	blocks, unknown := transcript.ResultBlocks(result)
-	if len(blocks) != 3 || len(unknown) != 1 || unknown[0] != "hologram" {
-		t.Fatalf("blocks %+v unknown %v", blocks, unknown)
-	}
-	if !blocks[1].Unknown || blocks[2].URI != "thoughtbox://x" || blocks[0].Bytes == 0 {
-		t.Errorf("block infos %+v", blocks)
-	}
-}
-
 func TestRecorderWritesEveryEntryAndCounts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "t.jsonl")
 	r, err := transcript.Create(path)
