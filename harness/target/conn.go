@@ -115,14 +115,53 @@ func (r ToolResult) Describe() []string {
 
 // ParseToolResult decodes a raw tools/call result.
 func ParseToolResult(raw json.RawMessage) (ToolResult, error) {
-	res, _, err := decodeToolResult(raw)
+	res, _, err := decodeToolResult(raw, true)
 	return res, err
+}
+
+// wireBlock is a content block as it comes: a resource block's fields are
+// in its resource.
+type wireBlock struct {
+	Block
+	Resource struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType"`
+		Text     string `json:"text"`
+	} `json:"resource"`
 }
 
 // decodeToolResult decodes a raw tools/call result and summarises its
 // blocks for the transcript (every block, also after one that is not an
-// object, which the result's error reports).
-func decodeToolResult(raw json.RawMessage) (ToolResult, []transcript.BlockInfo, error) {
+// object, which the result's error reports). Without raw the blocks keep
+// no raw JSON and their summaries no size (a transcript that keeps no
+// file needs neither), which takes one read of the result instead of two.
+func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcript.BlockInfo, error) {
+	if !withRaw {
+		var res struct {
+			IsError bool        `json:"isError"`
+			Content []wireBlock `json:"content"`
+		}
+		if json.Unmarshal(raw, &res) == nil {
+			out := ToolResult{IsError: res.IsError, Raw: raw, Blocks: make([]Block, 0, len(res.Content))}
+			infos := make([]transcript.BlockInfo, 0, len(res.Content))
+			for i := range res.Content {
+				wire := &res.Content[i]
+				info := transcript.BlockInfo{Type: wire.Type, URI: wire.URI}
+				if info.URI == "" {
+					info.URI = wire.Resource.URI
+				}
+				info.Unknown = !transcript.KnownBlockTypes[info.Type]
+				infos = append(infos, info)
+				b := wire.Block
+				if b.Type == "resource" {
+					b.URI, b.MIMEType, b.Text = wire.Resource.URI, wire.Resource.MIMEType, wire.Resource.Text
+				}
+				out.Blocks = append(out.Blocks, b)
+			}
+			return out, infos, nil
+		}
+		// Not a result of well-formed blocks: the long way names the fault.
+	}
 	var res struct {
 		IsError bool              `json:"isError"`
 		Content []json.RawMessage `json:"content"`
@@ -134,14 +173,7 @@ func decodeToolResult(raw json.RawMessage) (ToolResult, []transcript.BlockInfo, 
 	var infos []transcript.BlockInfo
 	var failed error
 	for _, c := range res.Content {
-		var wire struct {
-			Block
-			Resource struct {
-				URI      string `json:"uri"`
-				MIMEType string `json:"mimeType"`
-				Text     string `json:"text"`
-			} `json:"resource"`
-		}
+		var wire wireBlock
 		err := json.Unmarshal(c, &wire)
 		info := transcript.BlockInfo{Type: wire.Type, URI: wire.URI, Bytes: len(bytes.TrimSpace(c))}
 		if info.URI == "" {
@@ -165,7 +197,9 @@ func decodeToolResult(raw json.RawMessage) (ToolResult, []transcript.BlockInfo, 
 		if b.Type == "resource" {
 			b.URI, b.MIMEType, b.Text = wire.Resource.URI, wire.Resource.MIMEType, wire.Resource.Text
 		}
-		b.Raw = c
+		if withRaw {
+			b.Raw = c
+		}
 		out.Blocks = append(out.Blocks, b)
 	}
 	return out, infos, failed

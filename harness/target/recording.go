@@ -125,7 +125,7 @@ func (r *recording) call(ctx context.Context, req transport.JSONRPCRequest) (*tr
 	var dec *decoded
 	if req.Method == "tools/call" && resp.Result != nil {
 		dec = &decoded{}
-		dec.result, e.Blocks, dec.err = decodeToolResult(resp.Result)
+		dec.result, e.Blocks, dec.err = decodeToolResult(resp.Result, keep)
 		if dec.result.IsError {
 			e.Status = transcript.StatusToolError
 		}

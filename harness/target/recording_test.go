@@ -2,6 +2,7 @@ package target
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -47,7 +48,7 @@ func TestOperationOfMatchesTheEncodedRequest(t *testing.T) {
 // block that is not an object fails the result but is still summarised.
 func TestToolResultsAreDecodedOnceForBoth(t *testing.T) {
 	result := json.RawMessage(`{"content":[{"type":"text","text":"hi"},{"type":"hologram","data":"zz"},{"type":"resource","resource":{"uri":"thoughtbox://x","text":"t"}}],"isError":true}`)
-	res, blocks, err := decodeToolResult(result)
+	res, blocks, err := decodeToolResult(result, true)
 	if err != nil || !res.IsError || len(res.Blocks) != 3 || res.Text() != "hi" || res.Blocks[2].URI != "thoughtbox://x" || res.Blocks[2].Text != "t" {
 		t.Fatalf("result %+v, %v", res, err)
 	}
@@ -59,11 +60,24 @@ func TestToolResultsAreDecodedOnceForBoth(t *testing.T) {
 		t.Errorf("raw of the unknown block: %s", res.Blocks[1].Raw)
 	}
 
-	_, blocks, err = decodeToolResult(json.RawMessage(`{"content":[7,{"type":"text","text":"after"}]}`))
-	if err == nil || len(blocks) != 2 || !blocks[0].Unknown || blocks[1].Unknown {
-		t.Errorf("a block that is not an object: %v, %+v", err, blocks)
+	// Without raw JSON: the same result and summaries, less the raw blocks
+	// and the sizes.
+	lean, leanBlocks, err := decodeToolResult(result, false)
+	for i := range res.Blocks {
+		res.Blocks[i].Raw = nil
+		blocks[i].Bytes = 0
 	}
-	if _, blocks, err = decodeToolResult(json.RawMessage(`[1]`)); err == nil || blocks != nil {
-		t.Errorf("a result that is not an object: %v, %+v", err, blocks)
+	if err != nil || !reflect.DeepEqual(lean, res) || !reflect.DeepEqual(leanBlocks, blocks) {
+		t.Errorf("without raw JSON:\n%+v %+v %v\nwant\n%+v %+v", lean, leanBlocks, err, res, blocks)
+	}
+
+	for _, withRaw := range []bool{true, false} {
+		_, blocks, err = decodeToolResult(json.RawMessage(`{"content":[7,{"type":"text","text":"after"}]}`), withRaw)
+		if err == nil || len(blocks) != 2 || !blocks[0].Unknown || blocks[1].Unknown {
+			t.Errorf("a block that is not an object: %v, %+v", err, blocks)
+		}
+		if _, blocks, err = decodeToolResult(json.RawMessage(`[1]`), withRaw); err == nil || blocks != nil {
+			t.Errorf("a result that is not an object: %v, %+v", err, blocks)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,6 +106,9 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 		ex.unanswered(resp.StatusCode, StatusError, codeNoResponse)
 		t.inst.overhead.Record(context.Background(), (sent.Sub(start) + time.Since(received)).Seconds(),
 			t.attrs.get(attrKey{fam: famServer}).rec...)
+		// The whole answer is here: its length goes ahead, so the client
+		// reads it in one piece rather than in chunks.
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 		w.WriteHeader(resp.StatusCode)
 		n, _ := w.Write(data)
 		t.wireBytes(DirectionOut, n)

@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -27,6 +28,11 @@ const (
 type vocabulary struct {
 	mu   sync.Mutex
 	snap atomic.Pointer[vocabSnapshot]
+	// learned holds the last result learned per method: learning only
+	// adds, so the same answer again (every client lists the tools when it
+	// connects) teaches nothing and is not decoded again.
+	learnedMu sync.Mutex
+	learned   map[string][]byte
 }
 
 type vocabSnapshot struct {
@@ -109,6 +115,12 @@ func (v *vocabulary) resourceLabel(rawURI []byte) string {
 
 // learn feeds the result of a successful list request into the vocabulary.
 func (v *vocabulary) learn(method string, result []byte) {
+	v.learnedMu.Lock()
+	seen := bytes.Equal(v.learned[method], result)
+	v.learnedMu.Unlock()
+	if seen {
+		return
+	}
 	switch method {
 	case "tools/list":
 		v.learnTools(result)
@@ -118,7 +130,15 @@ func (v *vocabulary) learn(method string, result []byte) {
 		v.learnSchemes(result, "resources", "uri")
 	case "resources/templates/list":
 		v.learnSchemes(result, "resourceTemplates", "uriTemplate")
+	default:
+		return
 	}
+	v.learnedMu.Lock()
+	if v.learned == nil {
+		v.learned = map[string][]byte{}
+	}
+	v.learned[method] = bytes.Clone(result)
+	v.learnedMu.Unlock()
 }
 
 func (v *vocabulary) learnTools(result []byte) {

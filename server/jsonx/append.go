@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -120,6 +121,24 @@ func (w *Writer) String(s string) { w.Buf = AppendString(w.Buf, s, w.EscapeHTML)
 
 // Int writes an integer value.
 func (w *Writer) Int(n int) { w.Buf = strconv.AppendInt(w.Buf, int64(n), 10) }
+
+// Float writes a finite float64 as encoding/json does: decimal notation,
+// exponent notation below 1e-6 and from 1e21 on, with a one-digit negative
+// exponent unpadded (1e-7, not 1e-07).
+func (w *Writer) Float(f float64) {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(w.Buf, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	w.Buf = b
+}
 
 // Bool writes true or false.
 func (w *Writer) Bool(b bool) { w.Buf = strconv.AppendBool(w.Buf, b) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -88,6 +89,7 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, sid string, bo
 	out = appendToolResult(out, res)
 	out = append(out, "}\n"...)
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
 	s.fastCalls.Add(1)
@@ -114,9 +116,11 @@ func (s *Server) callGateway(ctx context.Context, conn *gateway.Conn, args []byt
 // context, arguments that are not an object, an operation not in
 // fastOperations, a thought that asks for a critique (sampling), an id
 // that is not a plain string or a small integer.
+//
+// body must be valid JSON (inspect has checked it).
 func plainToolCall(body []byte) (id, args []byte, ok bool) {
 	var buf [6]jsonx.Member
-	members, ok := jsonx.AppendMembers(buf[:0], body)
+	members, ok := jsonx.AppendMembersOfValid(buf[:0], body)
 	if !ok || len(members) != 4 {
 		return nil, nil, false
 	}

@@ -26,6 +26,13 @@ func (n *Node) AppendJSON(dst []byte) []byte {
 
 func (n *Node) write(w *jsonx.Writer) {
 	w.Open('{')
+	n.WriteMembers(w)
+	w.Close('}')
+}
+
+// WriteMembers writes the node's members into the object w has open, as
+// encoding/json renders them (for types that embed Node and add members).
+func (n *Node) WriteMembers(w *jsonx.Writer) {
 	w.Key("id")
 	w.String(n.ID)
 	w.Key("data")
@@ -49,7 +56,6 @@ func (n *Node) write(w *jsonx.Writer) {
 	optString(w, n.BranchOrigin)
 	w.Key("branchId")
 	optString(w, n.BranchID)
-	w.Close('}')
 }
 
 func (d *ThoughtData) write(w *jsonx.Writer) {
@@ -116,4 +122,43 @@ func optString(w *jsonx.Writer, s *string) {
 		return
 	}
 	w.String(*s)
+}
+
+// WriteJSON writes the session as an object, as encoding/json renders it.
+func (s *Session) WriteJSON(w *jsonx.Writer) {
+	w.Open('{')
+	w.Key("id")
+	w.String(s.ID)
+	w.Key("title")
+	w.String(s.Title)
+	if s.Description != nil {
+		w.Key("description")
+		w.String(*s.Description)
+	}
+	w.Key("tags")
+	if s.Tags == nil {
+		w.Null()
+	} else {
+		w.Open('[')
+		for _, t := range s.Tags {
+			w.Elem()
+			w.String(t)
+		}
+		w.Close(']')
+	}
+	w.Key("thoughtCount")
+	w.Int(s.ThoughtCount)
+	w.Key("branchCount")
+	w.Int(s.BranchCount)
+	if s.PartitionPath != "" {
+		w.Key("partitionPath")
+		w.String(s.PartitionPath)
+	}
+	w.Key("createdAt")
+	w.String(s.CreatedAt)
+	w.Key("updatedAt")
+	w.String(s.UpdatedAt)
+	w.Key("lastAccessedAt")
+	w.String(s.LastAccessedAt)
+	w.Close('}')
 }
