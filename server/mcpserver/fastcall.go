@@ -88,11 +88,11 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, sid string, bo
 	out = append(out, `,"result":`...)
 	out = appendToolResult(out, res)
 	out = append(out, "}\n"...)
+	s.fastCalls.Add(1) // before the answer, which a test may count on
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
-	s.fastCalls.Add(1)
 	return true
 }
 

@@ -13,7 +13,7 @@ func gatewayCall(id, arguments string) string {
 }
 
 // openRawSession initializes an MCP session over raw HTTP and starts a
-// reasoning session on it (the first tool call, which mcp-go handles).
+// reasoning session on it.
 func openRawSession(t *testing.T, h rawHTTP) string {
 	t.Helper()
 	resp, body := h.do(http.MethodPost, "", initBody, nil)
@@ -39,6 +39,9 @@ func TestFastPathAnswersAsMCPGoDoes(t *testing.T) {
 	srv, url := newHTTPServer(t, testConfig(t, "memory"))
 	h := rawHTTP{t, url}
 	sid := openRawSession(t, h)
+	if srv.FastCalls() != 3 {
+		t.Errorf("%d of a new session's first 3 tool calls took the fast path", srv.FastCalls())
+	}
 	noVersion := map[string]string{"Mcp-Protocol-Version": ""}
 	for _, c := range []struct{ id, arguments string }{
 		{`7`, `{"operation":"cipher"}`},

@@ -151,6 +151,13 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	}
 
 	hooks := &mcpsrv.Hooks{}
+	hooks.AddOnRegisterSession(func(ctx context.Context, session mcpsrv.ClientSession) {
+		// An HTTP session gets its gateway state at once, so that its first
+		// tool call can take the fast path (fastcall.go) too.
+		if s.http != nil && session.SessionID() != "" {
+			s.conn(s.mcp.WithContext(ctx, session))
+		}
+	})
 	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
 		// The connection's reasoning session is released, so another
 		// connection or process can open it.

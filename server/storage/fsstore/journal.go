@@ -1,7 +1,6 @@
 package fsstore
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 
@@ -35,7 +34,9 @@ type record struct {
 // appendRecord appends r to the journal in dir with one write and returns
 // the length of the line it wrote.
 func appendRecord(dir string, r record) (int64, error) {
-	line, err := json.Marshal(r)
+	// Its own encoder, not json.Marshal, which would check and compact
+	// what it renders once more.
+	line, err := r.MarshalJSON()
 	if err != nil {
 		return 0, err
 	}

@@ -185,7 +185,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	s.loadMu.Lock()
 	defer s.loadMu.Unlock()
 	spreadSessions(filepath.Dir(dir))
-	if err := os.MkdirAll(filepath.Join(dir, "branches"), 0o700); err != nil {
+	if err := makeSessionDir(dir); err != nil {
 		return nil, err
 	}
 	tags := p.Tags
@@ -223,6 +223,17 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	s.mu.Unlock()
 	s.reg.Add(c)
 	return c, nil
+}
+
+// makeSessionDir creates a new session's directory and its branches
+// directory: two mkdir calls where the partition exists (os.MkdirAll would
+// first look up every level).
+func makeSessionDir(dir string) error {
+	branches := filepath.Join(dir, "branches")
+	if os.Mkdir(dir, 0o700) == nil && os.Mkdir(branches, 0o700) == nil {
+		return nil
+	}
+	return os.MkdirAll(branches, 0o700)
 }
 
 // Integrity checks the session's manifest and thought files.
