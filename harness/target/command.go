@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -331,6 +332,7 @@ func (t *commandTarget) stop(kill bool) error {
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 		<-c.exited
 	}
+	forgetIdleConnections()
 	c.log.Close()
 	return os.Remove(c.logPath)
 }
@@ -399,13 +401,48 @@ func ownChildRunning(pid int) bool {
 	return err == nil && ppid == os.Getpid()
 }
 
+//
+// The port comes from below the kernel's ephemeral range where there is
+// room: a port picked by listening on port 0 is free only until the
+// listener closes, and the kernel hands the ephemeral ports to every other
+// listener on port 0 and to outgoing connections, so that with many tests
+// at once another process could take it before the child binds it (and the
+// harness would then talk to that process). Below the range only another
+// such pick can take it.
 func freePort() (int, error) {
+	if low := ephemeralLow(); low > 11000 {
+		for range 50 {
+			p := 10000 + rand.IntN(low-10000)
+			if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
+				ln.Close()
+				return p, nil
+			}
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ephemeralLow is the lowest port of the kernel's ephemeral range (0 where
+// it is not known).
+func ephemeralLow() int {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) != 2 {
+		return 0
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return 0
+	}
+	return low
 }
 
 // SplitCommand splits a command line into words; single and double quotes

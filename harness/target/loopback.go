@@ -38,6 +38,7 @@ func (l *Loopback) Close(before func(context.Context)) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = l.hs.Close()
 	}
+	forgetIdleConnections()
 	return err
 }
 

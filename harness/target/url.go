@@ -102,6 +102,12 @@ var httpClient = &http.Client{Transport: &http.Transport{
 	WriteBufferSize:       32 << 10,
 }}
 
+// forgetIdleConnections closes httpClient's idle connections; a server the
+// harness stops calls it. A POST on a kept connection whose server has
+// gone fails with EOF, and Go does not send a POST again: a server started
+// again on the same port must get fresh connections.
+func forgetIdleConnections() { httpClient.CloseIdleConnections() }
+
 // Probe checks that t answers initialize within timeout (default 10 s).
 func Probe(ctx context.Context, t Target, timeout time.Duration) error {
 	if timeout <= 0 {
