@@ -303,6 +303,9 @@ func showLoadProgress(mode string, live *load.Live) (stop func()) {
 	terminal := err == nil && fi.Mode()&os.ModeCharDevice != 0
 	text := func() string {
 		s := live.Status()
+		if s.Phase == "" {
+			return "starting the targets"
+		}
 		return fmt.Sprintf("%s: %.0f s, %d calls, %.0f/s, p99 %s, %d errors, %d dropped", s.Phase, s.Elapsed.Seconds(),
 			s.Calls, s.Rate, s.P99.Round(10*time.Microsecond), s.Errors, s.Dropped)
 	}
