@@ -472,6 +472,20 @@ func (w *World) largeThoughtsThenKill(n, kib int) error {
 	if err != nil {
 		return err
 	}
+	// A server may acknowledge a thought before it writes its file (from a
+	// journal, as the reference server does): the kill waits until the
+	// manifest lists a file, so that there is something to check, for at
+	// most five seconds (a server that has not written one by then is
+	// killed anyway, and the check reports it).
+	dir, err := w.sessionDir(sid)
+	if err != nil {
+		return err
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if p := manifestProblems(dir); len(p) != 1 || p[0] != noThoughtFile {
+			break
+		}
+	}
 	// One more, in flight when the server dies: it may or may not be kept.
 	inflight := make(chan struct{})
 	go func() {
@@ -493,6 +507,9 @@ func (w *World) largeThoughtsThenKill(n, kib int) error {
 	<-inflight
 	return err
 }
+
+// noThoughtFile is manifestProblems' finding for a manifest listing none.
+const noThoughtFile = "manifest.json lists no thought file"
 
 // manifestProblems checks the session directory in the layout of 1.2.2: its
 // manifest.json parses, and every thought file it lists (thoughtFiles, and
@@ -516,7 +533,7 @@ func manifestProblems(dir string) []string {
 		}
 	}
 	if len(files) == 0 {
-		return []string{"manifest.json lists no thought file"}
+		return []string{noThoughtFile}
 	}
 	var problems []string
 	for _, f := range files {
