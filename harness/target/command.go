@@ -401,6 +401,8 @@ func ownChildRunning(pid int) bool {
 	return err == nil && ppid == os.Getpid()
 }
 
+// freePort returns a TCP port of 127.0.0.1 that was free a moment ago, for
+// a child server to listen on.
 //
 // The port comes from below the kernel's ephemeral range where there is
 // room: a port picked by listening on port 0 is free only until the
