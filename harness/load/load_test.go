@@ -301,3 +301,61 @@ func names(ps []load.PhaseResult) []string {
 type unclosable struct{ target.Target }
 
 func (unclosable) Close() error { return nil }
+
+// TestStressLadderReportsHalfTheMaximum climbs a short ladder against the
+// no-op server: a warm-up first, every rung, then a phase at half the
+// maximum sustainable rate with its thought p99, in the report and its
+// files.
+func TestStressLadderReportsHalfTheMaximum(t *testing.T) {
+	w, err := workload.Parse("stress.yaml", []byte(`
+session:
+  thoughts: {min: 4, max: 8}
+tiers:
+  stress:
+    model: open
+    maxUsers: 16
+    rounds: 1
+    warmup: 400ms
+    ladder:
+      start: 100
+      factor: 2
+      steps: 3
+      stepDuration: 600ms
+      slo:
+        latency: ["p(99)<5s"]
+        errors: ["rate<1%"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	rep, err := load.Run(context.Background(), load.Options{Tier: workload.Stress, Workload: w, Seed: 3, OutDir: dir,
+		Subjects: []load.Subject{subject(load.CeilingLabel, func(ctx context.Context) (target.Target, error) { return noop.New(ctx, noop.Options{}) })}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(rep.Phases); len(got) != 5 || !rep.Phases[0].Warmup || rep.Phases[1].Warmup || !strings.Contains(got[4], "half the maximum") {
+		t.Fatalf("phases %v", got)
+	}
+	if len(rep.Stress) != 1 {
+		t.Fatalf("%d stress results", len(rep.Stress))
+	}
+	s := rep.Stress[0]
+	if len(s.Rungs) != 3 || s.MaxSustainable != 400 || s.Half == nil || s.Half.Rate != 200 || !s.Half.Passed || s.HalfThoughtP99Ms <= 0 {
+		t.Fatalf("stress result %+v, half %+v", s, s.Half)
+	}
+	if err := rep.WriteFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := load.ReadReport(filepath.Join(dir, "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := back.Stress[0].Half; h == nil || h.Rate != 200 || back.Stress[0].HalfThoughtP99Ms != s.HalfThoughtP99Ms {
+		t.Errorf("read back: %+v", back.Stress[0])
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "load.md"))
+	if !strings.Contains(string(md), "At half the maximum sustainable rate (200 calls/s offered") {
+		t.Errorf("load.md does not show the half-rate phase:\n%s", md)
+	}
+}

@@ -53,6 +53,10 @@ func (r *Report) Markdown() string {
 		for _, g := range s.Rungs {
 			fmt.Fprintf(&b, "| %.0f | %.0f | %.2f | %.3f%% | %.2f%% | %s |\n", g.Rate, g.Achieved, g.P99Ms, g.ErrorRate*100, g.DroppedRate*100, passWord(g.Passed))
 		}
+		if g := s.Half; g != nil {
+			fmt.Fprintf(&b, "\nAt half the maximum sustainable rate (%.0f calls/s offered, %.0f achieved): p99 %.2f ms, thought p99 %.2f ms, errors %.3f%%, dropped %.2f%%, SLO %s.\n",
+				g.Rate, g.Achieved, g.P99Ms, s.HalfThoughtP99Ms, g.ErrorRate*100, g.DroppedRate*100, passWord(g.Passed))
+		}
 	}
 	if len(r.LongSessions) > 0 {
 		b.WriteString("\n## Long session\n\n| Target | thoughts | first median ms | last median ms | last / first | 10th ms | last ms | closing thought (exports) ms | read_thoughts {last: 5} p50 / p99 ms |\n|---|---|---|---|---|---|---|---|---|\n")

@@ -147,7 +147,11 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "%s %s / %s: %s\n", c.Metric, c.A, c.B, c.Ratio)
 	}
 	for _, s := range r.Stress {
-		fmt.Fprintf(&b, "stress %s: maximum sustainable rate %.0f calls/s\n", s.Label, s.MaxSustainable)
+		fmt.Fprintf(&b, "stress %s: maximum sustainable rate %.0f calls/s", s.Label, s.MaxSustainable)
+		if s.Half != nil {
+			fmt.Fprintf(&b, "; at half of it (%.0f/s) p99 %.3f ms, thought p99 %.3f ms", s.Half.Rate, s.Half.P99Ms, s.HalfThoughtP99Ms)
+		}
+		b.WriteString("\n")
 	}
 	for _, l := range r.LongSessions {
 		fmt.Fprintf(&b, "long session %s: %d thoughts, last %d / first %d median cost %.2f (%.3f / %.3f ms); 10th %.3f ms, last %.3f ms; the closing thought, which exports the session, %.1f ms; read_thoughts {last: 5} at %d thoughts p50 / p99 %s ms\n",

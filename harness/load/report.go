@@ -144,6 +144,11 @@ type StressResult struct {
 	Rungs []Rung `json:"rungs"`
 	// MaxSustainable is the highest rate whose rung met the SLO (0: none).
 	MaxSustainable float64 `json:"maxSustainableRate"`
+	// Half is a phase at half the maximum sustainable rate, run after the
+	// ladder when there is one (not in a segment of a larger run), and
+	// HalfThoughtP99Ms its thought p99.
+	Half             *Rung   `json:"half,omitempty"`
+	HalfThoughtP99Ms float64 `json:"halfThoughtP99Ms,omitempty"`
 }
 
 // Rung is one step of the ladder.

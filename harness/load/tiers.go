@@ -133,10 +133,20 @@ func (p segmentPacer) RateAt(elapsed time.Duration) float64 {
 
 // ladder climbs the stress tier's rates until a rung misses its SLO twice in
 // a row; the highest rung that met it is the maximum sustainable rate.
+//
+// With a warm-up the ladder starts with an unmeasured phase at the first
+// rung's rate. After it, a phase at half the maximum sustainable rate
+// reports the latency a target keeps with room to spare (not in a segment:
+// each segment's maximum is its own).
 func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) StressResult {
 	out := StressResult{Label: label}
+	rungs := t.Ladder.Rungs()
+	if t.Warmup > 0 && len(rungs) > 0 {
+		spec := PhaseSpec{Name: fmt.Sprintf("stress %s warm-up", label), Label: label, Target: tg, Warmup: true, Verify: true}
+		rep.Phases = append(rep.Phases, r.runPhase(ctx, r.openPhase(spec, rungs[0], t.Warmup, t.MaxUsers)))
+	}
 	failures := 0
-	for _, rate := range t.Ladder.Rungs() {
+	for _, rate := range rungs {
 		spec := PhaseSpec{Name: fmt.Sprintf("stress %s %.0f/s", label, rate), Label: label, Target: tg,
 			Thresholds: t.Ladder.SLO, Verify: true}
 		spec = r.openPhase(spec, rate, t.Ladder.StepDuration, t.MaxUsers)
@@ -154,6 +164,17 @@ func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg t
 		if ctx.Err() != nil {
 			break
 		}
+	}
+	if out.MaxSustainable > 0 && r.o.Segment.Count <= 1 && ctx.Err() == nil {
+		half := out.MaxSustainable / 2
+		spec := PhaseSpec{Name: fmt.Sprintf("stress %s %.0f/s, half the maximum sustainable rate", label, half), Label: label,
+			Target: tg, Thresholds: t.Ladder.SLO, Verify: true}
+		p := r.runPhase(ctx, r.openPhase(spec, half, t.Ladder.StepDuration, t.MaxUsers))
+		rep.Phases = append(rep.Phases, p)
+		total := p.Metrics.Total()
+		out.Half = &Rung{Rate: half, Achieved: total.Throughput, P99Ms: p99(total), ErrorRate: total.ErrorRate,
+			DroppedRate: p.Metrics.DroppedRatio(), Passed: p.Passed()}
+		out.HalfThoughtP99Ms = opP99(p.Metrics, string(workload.OpThought))
 	}
 	return out
 }

@@ -19,7 +19,7 @@ var tierFields = map[string][]string{
 	Smoke:       loadModelFields,
 	Regression:  loadModelFields,
 	Soak:        loadModelFields,
-	Stress:      {"model", "maxUsers", "rounds", "ladder", "thresholds"},
+	Stress:      {"model", "maxUsers", "rounds", "warmup", "ladder", "thresholds"},
 	LongSession: {"thoughts", "window", "thresholds"},
 	Listing:     {"sessions", "samples", "thresholds"},
 }
