@@ -48,9 +48,9 @@ func (m *RevisionMetadata) write(w *jsonx.Writer) {
 	w.Key("isRevision")
 	w.Bool(m.IsRevision)
 	w.Key("revisesThought")
-	optInt(w, m.RevisesThought)
+	w.OptInt(m.RevisesThought)
 	w.Key("revisedBy")
-	ints(w, m.RevisedBy)
+	w.Ints(m.RevisedBy)
 	w.Key("revisionDepth")
 	w.Int(m.RevisionDepth)
 	w.Key("revisionChainId")
@@ -78,25 +78,4 @@ func (a *RevisionAnalysis) write(w *jsonx.Writer) {
 	w.Key("revisionDensity")
 	w.Float(a.RevisionDensity)
 	w.Close('}')
-}
-
-func optInt(w *jsonx.Writer, n *int) {
-	if n == nil {
-		w.Null()
-		return
-	}
-	w.Int(*n)
-}
-
-func ints(w *jsonx.Writer, ns []int) {
-	if ns == nil {
-		w.Null()
-		return
-	}
-	w.Open('[')
-	for _, n := range ns {
-		w.Elem()
-		w.Int(n)
-	}
-	w.Close(']')
 }

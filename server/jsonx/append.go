@@ -143,6 +143,52 @@ func (w *Writer) Float(f float64) {
 // Bool writes true or false.
 func (w *Writer) Bool(b bool) { w.Buf = strconv.AppendBool(w.Buf, b) }
 
+// OptString writes *s, or null for nil.
+func (w *Writer) OptString(s *string) {
+	if s == nil {
+		w.Null()
+		return
+	}
+	w.String(*s)
+}
+
+// OptInt writes *n, or null for nil.
+func (w *Writer) OptInt(n *int) {
+	if n == nil {
+		w.Null()
+		return
+	}
+	w.Int(*n)
+}
+
+// Strings writes an array of strings, or null for a nil slice.
+func (w *Writer) Strings(ss []string) {
+	if ss == nil {
+		w.Null()
+		return
+	}
+	w.Open('[')
+	for _, s := range ss {
+		w.Elem()
+		w.String(s)
+	}
+	w.Close(']')
+}
+
+// Ints writes an array of integers, or null for a nil slice.
+func (w *Writer) Ints(ns []int) {
+	if ns == nil {
+		w.Null()
+		return
+	}
+	w.Open('[')
+	for _, n := range ns {
+		w.Elem()
+		w.Int(n)
+	}
+	w.Close(']')
+}
+
 // Null writes null.
 func (w *Writer) Null() { w.Buf = append(w.Buf, "null"...) }
 

@@ -38,24 +38,15 @@ func (n *Node) WriteMembers(w *jsonx.Writer) {
 	w.Key("data")
 	n.Data.write(w)
 	w.Key("prev")
-	optString(w, n.Prev)
+	w.OptString(n.Prev)
 	w.Key("next")
-	if n.Next == nil {
-		w.Null()
-	} else {
-		w.Open('[')
-		for _, id := range n.Next {
-			w.Elem()
-			w.String(id)
-		}
-		w.Close(']')
-	}
+	w.Strings(n.Next)
 	w.Key("revisesNode")
-	optString(w, n.RevisesNode)
+	w.OptString(n.RevisesNode)
 	w.Key("branchOrigin")
-	optString(w, n.BranchOrigin)
+	w.OptString(n.BranchOrigin)
 	w.Key("branchId")
-	optString(w, n.BranchID)
+	w.OptString(n.BranchID)
 }
 
 func (d *ThoughtData) write(w *jsonx.Writer) {
@@ -116,14 +107,6 @@ func (d *ThoughtData) write(w *jsonx.Writer) {
 	w.Close('}')
 }
 
-func optString(w *jsonx.Writer, s *string) {
-	if s == nil {
-		w.Null()
-		return
-	}
-	w.String(*s)
-}
-
 // WriteJSON writes the session as an object, as encoding/json renders it.
 func (s *Session) WriteJSON(w *jsonx.Writer) {
 	w.Open('{')
@@ -136,16 +119,7 @@ func (s *Session) WriteJSON(w *jsonx.Writer) {
 		w.String(*s.Description)
 	}
 	w.Key("tags")
-	if s.Tags == nil {
-		w.Null()
-	} else {
-		w.Open('[')
-		for _, t := range s.Tags {
-			w.Elem()
-			w.String(t)
-		}
-		w.Close(']')
-	}
+	w.Strings(s.Tags)
 	w.Key("thoughtCount")
 	w.Int(s.ThoughtCount)
 	w.Key("branchCount")
