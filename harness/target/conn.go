@@ -179,9 +179,6 @@ func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcri
 		if info.URI == "" {
 			info.URI = wire.Resource.URI
 		}
-		if err != nil {
-			info = transcript.BlockInfo{Bytes: info.Bytes}
-		}
 		info.Unknown = !transcript.KnownBlockTypes[info.Type]
 		infos = append(infos, info)
 		if err != nil {
