@@ -115,7 +115,7 @@ overhead:
 sidecar: build
 	./$(BIN)/mcp-sidecar --upstream $${MCP_UPSTREAM_URL:-http://127.0.0.1:1731/mcp} --server-name thoughtbox
 
-## bench: print thoughts per second (memory, fs), the session-length ratio, HTTP latency and the load generator's own figures against the no-op server
+## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling, the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency
 bench: build
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --progress lines --run-id bench-generator-closed
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --progress lines --run-id bench-generator-open
