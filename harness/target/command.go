@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -411,10 +412,17 @@ func ownChildRunning(pid int) bool {
 // at once another process could take it before the child binds it (and the
 // harness would then talk to that process). Below the range only another
 // such pick can take it.
+//
+// The ports of one process are taken in turn from a random start, so that
+// two picks of this process never meet (random picks did: two children of
+// one run were given the same port); other harness processes start
+// elsewhere in the range.
 func freePort() (int, error) {
 	if low := ephemeralLow(); low > 11000 {
+		span := int64(low - 10000)
+		nextPort.CompareAndSwap(0, 1+rand.Int64N(span))
 		for range 50 {
-			p := 10000 + rand.IntN(low-10000)
+			p := 10000 + int(nextPort.Add(1)%span)
 			if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
 				ln.Close()
 				return p, nil
@@ -428,6 +436,9 @@ func freePort() (int, error) {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
+
+// nextPort is where freePort takes its next port from (0: not yet chosen).
+var nextPort atomic.Int64
 
 // ephemeralLow is the lowest port of the kernel's ephemeral range (0 where
 // it is not known).
