@@ -50,7 +50,11 @@ func Wrap(t target.Target) (*Front, error) {
 		}
 		return f, nil
 	}
-	cfg := sidecar.Config{Upstream: upstream, ServerName: "target", Logger: quietLogger()}
+	// The probe checks the upstream every second (mcp-sidecar's default is
+	// 10 s): the probe panels' rates need two checks while Prometheus
+	// scrapes, and a short run is over in seconds. One session a second is
+	// nothing beside the load.
+	cfg := sidecar.Config{Upstream: upstream, ServerName: "target", Logger: quietLogger(), ProbeInterval: time.Second}
 	if ip, ok := target.As[InProcess](t); ok {
 		cfg.Transport = sidecar.HandlerTransport(ip.Handler())
 	}
