@@ -100,12 +100,7 @@ func TestDurabilityFaultsAreCaught(t *testing.T) {
 				}
 				return
 			}
-			var caught []string
-			for _, s := range rep.Scenarios {
-				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
-				}
-			}
+			caught := caughtBy(rep)
 			if len(caught) == 0 || rep.RequiredPassed() {
 				t.Fatalf("fault %s was not caught by any durability scenario", fault)
 			}

@@ -22,6 +22,18 @@ func firstLine(s string) string {
 	return line
 }
 
+// caughtBy lists the failed scenarios of a run that are not quirks, each
+// with its level and the first line of its failure: what caught a fault.
+func caughtBy(rep conform.Report) []string {
+	var caught []string
+	for _, s := range rep.Scenarios {
+		if s.Status == conform.Failed && s.Level != "quirk" {
+			caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
+		}
+	}
+	return caught
+}
+
 // faultSuites names, for each fault, the suite whose scenarios must catch
 // it: the smallest one that does. Running a fault against its suite rather
 // than the whole suite keeps the test short; the proxy without a fault runs
@@ -99,12 +111,7 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 			}
 			rep := runTagged(t, targetspec.Spec{URL: srv.URL + "/mcp",
 				ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags)
-			var caught []string
-			for _, s := range rep.Scenarios {
-				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
-				}
-			}
+			caught := caughtBy(rep)
 			if fault == brokenserver.None {
 				if len(caught) > 0 {
 					t.Fatalf("the proxy without a fault fails scenarios:\n%s", strings.Join(caught, "\n"))

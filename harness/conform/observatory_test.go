@@ -131,12 +131,7 @@ func TestObservatoryFaultsAreCaught(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var caught []string
-			for _, s := range rep.Scenarios {
-				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
-				}
-			}
+			caught := caughtBy(rep)
 			if fault == brokenserver.None {
 				requirePass(t, rep)
 				if _, _, na := rep.Tally(); na > 0 {

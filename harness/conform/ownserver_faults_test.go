@@ -53,12 +53,7 @@ func (p ownServerFaults) run(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var caught []string
-			for _, s := range rep.Scenarios {
-				if s.Status == conform.Failed && s.Level != "quirk" {
-					caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
-				}
-			}
+			caught := caughtBy(rep)
 			want, ok := p.catchers[fault]
 			if !ok {
 				requirePass(t, rep)
