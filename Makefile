@@ -121,9 +121,7 @@ bench: build
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --progress lines --run-id bench-generator-open
 	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling
 	./$(BIN)/tbbench load --tier long-session --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-long-session
-# The rungs above the maximum sustainable rate miss their SLO by design, and
-# a missed SLO makes tbbench exit 99: make goes on (the leading -).
-	-./$(BIN)/tbbench load --tier stress --compare-storage fs,memory --ceiling=false --workload harness/load/testdata/stress.yaml --progress lines --run-id bench-stress
+	./$(BIN)/tbbench load --tier stress --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-stress
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
 

@@ -297,6 +297,78 @@ func names(ps []load.PhaseResult) []string {
 	return out
 }
 
+// TestStressLadderJudgesTheLadder: the rungs above the maximum sustainable
+// rate miss their SLO by design and fail nothing; a ladder no rung of which
+// met its SLO fails as a threshold does. Ladders have no rounds to compare.
+func TestStressLadderJudgesTheLadder(t *testing.T) {
+	ctx := context.Background()
+	tg, err := noop.New(ctx, noop.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ladder := func(slo string, labels ...string) *load.Report {
+		t.Helper()
+		w, err := workload.Parse("stress.yaml", []byte(`
+tiers:
+  stress:
+    model: open
+    maxUsers: 8
+    ladder:
+      rates: [40, 160, 320]
+      stepDuration: 300ms
+      slo:
+        throughput: ["`+slo+`"]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var subjects []load.Subject
+		for _, l := range labels {
+			subjects = append(subjects, subject(l, func(context.Context) (target.Target, error) { return unclosable{tg}, nil }))
+		}
+		rep, err := load.Run(ctx, load.Options{Tier: workload.Stress, Workload: w, Seed: 5, OutDir: t.TempDir(), Subjects: subjects})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+
+	rep := ladder("rate<100", "a", "b")
+	for _, s := range rep.Stress {
+		if s.MaxSustainable != 40 || len(s.Rungs) != 3 || s.Rungs[1].Passed || s.Rungs[2].Passed {
+			t.Fatalf("a throughput below 100/s: stress result %+v", s)
+		}
+	}
+	if len(rep.Stress) != 2 || len(rep.Comparisons) != 0 {
+		t.Errorf("two ladders: %d stress results, comparisons %+v (want none: no rounds)", len(rep.Stress), rep.Comparisons)
+	}
+	if rep.Verdict != load.VerdictPass || rep.ThresholdsFailed() || len(rep.Problems) != 0 {
+		t.Errorf("two rungs above the maximum: verdict %s, thresholds failed %v, problems %q", rep.Verdict, rep.ThresholdsFailed(), rep.Problems)
+	}
+	if probes := probes(rep.Phases); probes != 6 {
+		t.Errorf("%d phases marked as rungs, want 6", probes)
+	}
+
+	rep = ladder("rate<10", load.CeilingLabel)
+	if s := rep.Stress[0]; s.MaxSustainable != 0 || s.Half != nil {
+		t.Fatalf("a throughput below 10/s: stress result %+v", s)
+	}
+	if rep.Verdict != load.VerdictFail || !rep.ThresholdsFailed() || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "no rung") {
+		t.Errorf("no rung met the SLO: verdict %s, thresholds failed %v, problems %q", rep.Verdict, rep.ThresholdsFailed(), rep.Problems)
+	}
+}
+
+func probes(phases []load.PhaseResult) int {
+	n := 0
+	for _, p := range phases {
+		if p.Probe {
+			n++
+		}
+	}
+	return n
+}
+
 // unclosable shares one target between runs.
 type unclosable struct{ target.Target }
 

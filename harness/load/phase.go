@@ -31,6 +31,9 @@ type PhaseSpec struct {
 	Round int
 	// Warmup marks the unmeasured phase before the first round.
 	Warmup bool
+	// Probe marks a stress ladder's rung: its thresholds are the SLO it
+	// tests, and a miss is the ladder's answer, not the run's failure.
+	Probe bool
 	// Rate is the offered arrival rate (open models), for reports.
 	Rate     float64
 	Target   target.Target
@@ -62,7 +65,10 @@ type PhaseResult struct {
 	Round int    `json:"round,omitempty"`
 	// Warmup marks the unmeasured phase before the first round, left out
 	// of rounds, comparisons and scores.
-	Warmup bool    `json:"warmup,omitempty"`
+	Warmup bool `json:"warmup,omitempty"`
+	// Probe marks a stress ladder's rung: a threshold it misses (and the
+	// abort that follows) answers the ladder's question and fails nothing.
+	Probe  bool    `json:"probe,omitempty"`
 	Rate   float64 `json:"offeredRate,omitempty"`
 	Users  int     `json:"users"`
 	Target string  `json:"target"`
@@ -180,7 +186,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	for _, u := range users {
 		u.abandon() // the end of the run
 	}
-	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Warmup: s.Warmup, Rate: s.Rate, Users: s.Users,
+	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Warmup: s.Warmup, Probe: s.Probe, Rate: s.Rate, Users: s.Users,
 		Target: s.Target.Info().Address, Started: res.Started, Dropped: res.Dropped,
 		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted}
 	if res.Lag != nil {

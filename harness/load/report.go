@@ -243,8 +243,14 @@ func (r *Report) summarise() {
 		}
 		r.Summaries = append(r.Summaries, s)
 	}
-	// Every target against the ceiling, then the real targets pairwise.
-	labels := r.labels()
+	// Every target against the ceiling, then the real targets pairwise;
+	// only targets with rounds (a stress ladder has none) are compared.
+	var labels []string
+	for _, l := range r.labels() {
+		if _, ok := values[l]; ok {
+			labels = append(labels, l)
+		}
+	}
 	for _, a := range labels {
 		if a == CeilingLabel {
 			continue
@@ -284,20 +290,27 @@ func sortedRounds(m map[int]PhaseResult) []int {
 	return out
 }
 
-// judge lists the run's problems and sets the verdict.
+// judge lists the run's problems and sets the verdict. A stress ladder's
+// rungs above the maximum sustainable rate miss their SLO by design: the
+// ladder fails only when no rung met it. A thought lost fails any phase.
 func (r *Report) judge() {
 	r.Problems = []string{}
 	for _, p := range r.Phases {
-		if p.Aborted != "" {
+		if p.Aborted != "" && !p.Probe {
 			r.Problems = append(r.Problems, p.Name+": "+p.Aborted)
 		}
 		for _, t := range p.Thresholds {
-			if t.Status != "passed" {
+			if t.Status != "passed" && !p.Probe {
 				r.Problems = append(r.Problems, fmt.Sprintf("%s: threshold %s %s (observed %s)", p.Name, t.Threshold, t.Status, t.Observed))
 			}
 		}
 		if v := p.Verification; v != nil && !v.Passed() {
 			r.Problems = append(r.Problems, fmt.Sprintf("%s: %d of %d acknowledged thoughts could not be read back", p.Name, v.Missing, v.Acknowledged))
+		}
+	}
+	for _, s := range r.Stress {
+		if s.MaxSustainable == 0 {
+			r.Problems = append(r.Problems, fmt.Sprintf("stress %s: no rung of the ladder met its SLO", s.Label))
 		}
 	}
 	r.Verdict = VerdictPass
@@ -306,13 +319,20 @@ func (r *Report) judge() {
 	}
 }
 
-// ThresholdsFailed reports whether a threshold failed (or had no data).
+// ThresholdsFailed reports whether a threshold failed (or had no data),
+// leaving out the misses of a stress ladder's rungs; a ladder no rung of
+// which met its SLO counts as failed.
 func (r *Report) ThresholdsFailed() bool {
 	for _, p := range r.Phases {
 		for _, t := range p.Thresholds {
-			if t.Status != "passed" {
+			if t.Status != "passed" && !p.Probe {
 				return true
 			}
+		}
+	}
+	for _, s := range r.Stress {
+		if s.MaxSustainable == 0 {
+			return true
 		}
 	}
 	return false

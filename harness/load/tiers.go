@@ -131,13 +131,18 @@ func (p segmentPacer) RateAt(elapsed time.Duration) float64 {
 	return p.whole.RateAt(elapsed) / float64(p.seg.Count)
 }
 
+// halfSteps is how many rungs' time the phase at half the maximum
+// sustainable rate lasts: at half the rate, its p99 rests on more calls
+// than a rung's.
+const halfSteps = 3
+
 // ladder climbs the stress tier's rates until a rung misses its SLO twice in
 // a row; the highest rung that met it is the maximum sustainable rate.
 //
 // With a warm-up the ladder starts with an unmeasured phase at the first
-// rung's rate. After it, a phase at half the maximum sustainable rate
-// reports the latency a target keeps with room to spare (not in a segment:
-// each segment's maximum is its own).
+// rung's rate. After it, a phase at half the maximum sustainable rate,
+// halfSteps rungs long, reports the latency a target keeps with room to
+// spare (not in a segment: each segment's maximum is its own).
 func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) StressResult {
 	out := StressResult{Label: label}
 	rungs := t.Ladder.Rungs()
@@ -148,7 +153,7 @@ func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg t
 	failures := 0
 	for _, rate := range rungs {
 		spec := PhaseSpec{Name: fmt.Sprintf("stress %s %.0f/s", label, rate), Label: label, Target: tg,
-			Thresholds: t.Ladder.SLO, Verify: true}
+			Thresholds: t.Ladder.SLO, Verify: true, Probe: true}
 		spec = r.openPhase(spec, rate, t.Ladder.StepDuration, t.MaxUsers)
 		p := r.runPhase(ctx, spec)
 		rep.Phases = append(rep.Phases, p)
@@ -169,7 +174,7 @@ func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg t
 		half := out.MaxSustainable / 2
 		spec := PhaseSpec{Name: fmt.Sprintf("stress %s %.0f/s, half the maximum sustainable rate", label, half), Label: label,
 			Target: tg, Thresholds: t.Ladder.SLO, Verify: true}
-		p := r.runPhase(ctx, r.openPhase(spec, half, t.Ladder.StepDuration, t.MaxUsers))
+		p := r.runPhase(ctx, r.openPhase(spec, half, halfSteps*t.Ladder.StepDuration, t.MaxUsers))
 		rep.Phases = append(rep.Phases, p)
 		total := p.Metrics.Total()
 		out.Half = &Rung{Rate: half, Achieved: total.Throughput, P99Ms: p99(total), ErrorRate: total.ErrorRate,

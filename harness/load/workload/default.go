@@ -41,9 +41,9 @@ func Default() *Workload {
 				},
 			},
 			Stress: {
-				Name: Stress, Model: Open, MaxUsers: 128, Rounds: 1,
+				Name: Stress, Model: Open, MaxUsers: 128, Rounds: 1, Warmup: 3 * time.Second,
 				Ladder: &Ladder{
-					Start: 1000, Factor: 1.25, Steps: 12, StepDuration: 3 * time.Second,
+					Start: 200, Factor: 1.25, Steps: 16, StepDuration: 3 * time.Second,
 					SLO: []threshold.Threshold{
 						threshold.MustParse("latency", "p(99)<5ms"),
 						threshold.MustParse("errors", "rate<0.1%"),

@@ -22,7 +22,7 @@ func TestLadderRungs(t *testing.T) {
 		t.Error("Rungs returned the ladder's own slice")
 	}
 	def := Default().Tiers[Stress].Ladder.Rungs()
-	if len(def) != 12 || def[0] != 1000 || math.Abs(def[11]-1000*math.Pow(1.25, 11)) > 1e-6 {
+	if len(def) != 16 || def[0] != 200 || math.Abs(def[15]-200*math.Pow(1.25, 15)) > 1e-6 {
 		t.Errorf("default rungs %v", def)
 	}
 }
@@ -32,7 +32,7 @@ func TestTierTotal(t *testing.T) {
 	tests := map[string]time.Duration{
 		Smoke:       3 * time.Second,
 		Regression:  15 * time.Second,
-		Stress:      36 * time.Second,
+		Stress:      48 * time.Second,
 		Soak:        10 * time.Minute,
 		LongSession: 0,
 		Listing:     0,
