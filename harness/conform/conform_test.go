@@ -40,35 +40,29 @@ func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 }
 
 // TestReferencePassesCoreAndIntent runs every scenario against the embedded
-// reference server in three of the four transport × storage cells (the
-// fourth is TestReferencePassesCoreAndIntentStdioFS): every @core and
-// @intent scenario must pass. The cells are independent servers and run in
-// parallel (go test's -parallel, GOMAXPROCS by default): the stdio cells
-// mostly wait for child processes to start.
+// reference server over HTTP with memory storage: every @core and @intent
+// scenario must pass. make test runs it with the race detector; the fs
+// cells are TestReferencePassesCoreAndIntentFS.
 func TestReferencePassesCoreAndIntent(t *testing.T) {
-	for _, cell := range []targetspec.Spec{{Transport: "http", Storage: "memory"}, {Transport: "http", Storage: "fs"}} {
-		t.Run(cell.Transport+"-"+cell.Storage, func(t *testing.T) {
-			t.Parallel()
-			checkReferenceCell(t, cell)
-		})
-	}
+	checkReferenceCell(t, targetspec.Spec{Transport: "http", Storage: "memory"})
 }
 
-// TestReferencePassesCoreAndIntentStdio holds the stdio cell, the
-// slowest: every MCP session is a child process (which the race detector
-// does not watch), and the durability scenarios kill and restart the
+// TestReferencePassesCoreAndIntentFS holds the fs cells, over HTTP and over
+// stdio, where every MCP session is a child process (which the race
+// detector does not watch) and every process shares one data directory, as
+// stdio clients' servers do; the durability scenarios kill and restart the
 // server. make test runs it without the race detector, beside the
-// race-detected run; the harness code it drives is the same as in the
-// HTTP cells, which run with it. It is the fs cell: there every process
-// shares one data directory, as stdio clients' servers do. Over stdio with
-// memory storage each MCP session is a process with an empty store, so
-// that cell runs little that the HTTP memory cell and this one do not;
-// make run covers it.
-func TestReferencePassesCoreAndIntentStdio(t *testing.T) {
-	for _, storage := range []string{"fs"} {
-		t.Run(storage, func(t *testing.T) {
+// race-detected run: the harness code it drives is the same as in the HTTP
+// memory cell, and the fs store's own concurrency is race-tested in
+// server/storage/fsstore. Over stdio with memory storage each MCP session
+// is a process with an empty store, so that cell runs little that the
+// others do not; make run covers it. The cells are independent servers
+// and run in parallel.
+func TestReferencePassesCoreAndIntentFS(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
-			checkReferenceCell(t, targetspec.Spec{Transport: "stdio", Storage: storage})
+			checkReferenceCell(t, targetspec.Spec{Transport: transport, Storage: "fs"})
 		})
 	}
 }

@@ -51,7 +51,7 @@ tiers:
   regression:
     model: open
     rate: 200
-    duration: 2s
+    duration: 1s
     maxUsers: 16
     rounds: 2
     warmup: 1s # long enough for sessions to reach their thoughts on a busy machine

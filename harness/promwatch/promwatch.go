@@ -117,13 +117,18 @@ func (w *Watcher) Finish(ctx context.Context) ([]scorecards.Check, error) {
 		checks = append(checks, c)
 	}
 	rec.Close()
-	// Two more scrapes and rule evaluations, then a scrape of every
-	// target after the calls.
+	// Two scrapes of every target after the calls: a rate needs two
+	// samples, and the series the calls created have none before. Then a
+	// rule evaluation. (On a busy machine a scrape can come late, so the
+	// scrapes are waited for, not a fixed time.)
 	sent := time.Now()
-	time.Sleep(2 * w.interval())
-	if err := w.srv.WaitScrapedAfter(ctx, Job, sent, 30*time.Second); err != nil {
-		return checks, err
+	for range 2 {
+		if err := w.srv.WaitScrapedAfter(ctx, Job, sent, 30*time.Second); err != nil {
+			return checks, err
+		}
+		sent = time.Now()
 	}
+	time.Sleep(w.interval())
 	results, err := promcheck.Check(ctx, w.srv, promcheck.Options{RateInterval: (10 * w.interval()).String()})
 	if err != nil {
 		return checks, err
