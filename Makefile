@@ -77,10 +77,11 @@ NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStd
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 
-# Each run prints how long it took; the other run's output is shown when
-# both are done. Its fault proofs wait
-# for servers to time out (the Observatory's slow client, a hung roots
-# request) more than they compute, so more of them run at once than cores.
+# Each run prints how long it took; the output of the run without the race
+# detector is shown when both are done. Its fault proofs wait for servers
+# to time out (the Observatory's slow client, a hung roots request) more
+# than they compute, so PROOFS_PARALLEL of them run at once, more than
+# there are cores.
 PROOFS_PARALLEL ?= 4
 unit:
 	@log=$$(mktemp); start=$$(date +%s); \
@@ -90,7 +91,7 @@ unit:
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
 	$(GO) test -race -count=1 -timeout 8m -skip '$(NORACE)' ./... ./harness/testdata/brokenserver; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
-	wait $$proofs; status=$$?; echo "--- the fault proofs, the stdio cells, the command and URL targets and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
+	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
 ## tools: install Node 22 and the official MCP conformance suite into .tools/ (for tbbench official and its tests)

@@ -48,10 +48,10 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 }
 
 // TestReferencePassesCoreAndIntentFS holds the fs cells, over HTTP and over
-// stdio, where every MCP session is a child process (which the race
-// detector does not watch) and every process shares one data directory, as
-// stdio clients' servers do; the durability scenarios kill and restart the
-// server. make test runs it without the race detector, beside the
+// stdio (where every MCP session is a child process, which the race
+// detector does not watch, and every process shares one data directory, as
+// stdio clients' servers do); the durability scenarios kill and restart
+// the server. make test runs it without the race detector, beside the
 // race-detected run: the harness code it drives is the same as in the HTTP
 // memory cell, and the fs store's own concurrency is race-tested in
 // server/storage/fsstore. Over stdio with memory storage each MCP session
