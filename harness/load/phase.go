@@ -131,7 +131,6 @@ type runner struct {
 // target while the server process is sampled and abort-on-fail thresholds
 // are watched; then, if asked, every acknowledged thought is read back.
 func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
-	rec := metrics.NewRecorder(time.Now(), 0)
 	acked := newAcks()
 	shape := &r.o.Workload.Session
 	if s.Session != nil {
@@ -144,6 +143,16 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	var closeTranscript func()
 	ph.recorder, closeTranscript = r.transcripts(s, ph.userBase)
 	defer closeTranscript()
+	users := make([]*vu, s.Users)
+	for i := range users {
+		users[i] = newVU(ph, i)
+	}
+	var failedSetup []userSample
+	if _, open := s.Executor.(*pace.Open); open {
+		failedSetup = prepare(ctx, ph, users)
+	}
+	// The phase's figures start now: set-up is not part of them.
+	rec := metrics.NewRecorder(time.Now(), 0)
 	ph.record = func(user int, sm sample) {
 		class := sm.Class
 		if class == ClassOK {
@@ -156,9 +165,8 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 			s.OnSample(sm)
 		}
 	}
-	users := make([]*vu, s.Users)
-	for i := range users {
-		users[i] = newVU(ph, i)
+	for _, f := range failedSetup {
+		ph.record(f.user, f.sample)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

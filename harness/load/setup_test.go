@@ -1,0 +1,90 @@
+package load_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+)
+
+// openWorkload has an open regression tier of one short round whose users
+// cannot finish their first reasoning session (200 thoughts each).
+func openWorkload(t *testing.T) *workload.Workload {
+	t.Helper()
+	w, err := workload.Parse("open.yaml", []byte(`
+session:
+  thoughts: {min: 200, max: 200}
+tiers:
+  regression:
+    model: open
+    rate: 100
+    duration: 500ms
+    maxUsers: 4
+    rounds: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func runOpen(t *testing.T, open func(ctx context.Context) (target.Target, error)) load.PhaseResult {
+	t.Helper()
+	rep, err := load.Run(context.Background(), load.Options{Tier: workload.Regression, Workload: openWorkload(t), Seed: 5,
+		Subjects: []load.Subject{subject(load.CeilingLabel, open)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Phases) != 1 {
+		t.Fatalf("phases %v", names(rep.Phases))
+	}
+	return rep.Phases[0]
+}
+
+// TestOpenPhaseConnectsItsUsersFirst: an open phase's users open their MCP
+// sessions before the schedule starts, so its arrivals are the scripts'
+// calls and none is an initialize.
+func TestOpenPhaseConnectsItsUsersFirst(t *testing.T) {
+	p := runOpen(t, func(ctx context.Context) (target.Target, error) { return noop.New(ctx, noop.Options{}) })
+	tot := p.Metrics.Total()
+	if p.Started == 0 || tot.Calls != p.Started || tot.Errors != 0 {
+		t.Errorf("%d arrivals started, %d calls, %d errors", p.Started, tot.Calls, tot.Errors)
+	}
+	if n := p.Metrics.Op("initialize").Calls; n != 0 {
+		t.Errorf("%d initialize calls measured: the users connected on the schedule", n)
+	}
+	if p.Metrics.Op("start_new").Calls == 0 {
+		t.Error("no user began its script")
+	}
+}
+
+// refusing is a target whose every connection fails.
+type refusing struct{ target.Target }
+
+func (refusing) Dial(context.Context, *transcript.Recorder, target.DialOptions) (transport.Interface, error) {
+	return nil, errors.New("connection refused by the test")
+}
+
+// TestFailedSetUpIsCounted: a connection that fails before the schedule is
+// counted as a failed initialize like one on the schedule.
+func TestFailedSetUpIsCounted(t *testing.T) {
+	p := runOpen(t, func(ctx context.Context) (target.Target, error) {
+		tg, err := noop.New(ctx, noop.Options{})
+		return refusing{tg}, err
+	})
+	failed := uint64(0)
+	for _, c := range p.Metrics.Op("initialize").ErrorClasses {
+		failed += c.Count
+	}
+	// Every arrival tried to connect, and so did every user before them.
+	if want := p.Started + uint64(p.Users); p.Started == 0 || failed != want {
+		t.Errorf("%d failed initialize calls, want %d (%d arrivals, %d users)", failed, want, p.Started, p.Users)
+	}
+}
