@@ -165,9 +165,6 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 			s.OnSample(sm)
 		}
 	}
-	for _, f := range failedSetup {
-		ph.record(f.user, f.sample)
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var aborted string
@@ -186,6 +183,9 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	}
 	sampler := startProcessSampler(s.Target)
 	r.live.startPhase(s.Name)
+	for _, f := range failedSetup {
+		ph.record(f.user, f.sample)
+	}
 	res, _ := s.Executor.Run(ctx, func(ctx context.Context, user int, scheduled time.Time) {
 		rec.Iteration(user, scheduled, time.Now())
 		users[user].step(ctx, scheduled)
