@@ -101,6 +101,7 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %d | %d | %.3f | %s |\n", p.Name, rate(p.Rate),
 			o.Throughput, ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max), o.Errors, p.Dropped, p.LagP99Ms, verified(p.Verification))
 	}
+	r.unverifiedNotes(&b)
 	r.slopeTable(&b)
 	r.errorTable(&b)
 	return b.String()
@@ -191,6 +192,18 @@ func passWord(ok bool) string {
 		return "met"
 	}
 	return "missed"
+}
+
+// unverifiedNotes says, under the phases, why a verification did not
+// apply (each reason once).
+func (r *Report) unverifiedNotes(b *strings.Builder) {
+	seen := map[string]bool{}
+	for _, p := range r.Phases {
+		if v := p.Verification; v != nil && !v.Applicable && v.Reason != "" && !seen[p.Label+v.Reason] {
+			seen[p.Label+v.Reason] = true
+			fmt.Fprintf(b, "\nVerification of %s not applicable (%d thoughts acknowledged): %s.\n", p.Label, v.Acknowledged, v.Reason)
+		}
+	}
 }
 
 func verified(v *Verification) string {

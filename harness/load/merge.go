@@ -90,6 +90,11 @@ func mergePhase(a, b PhaseResult) PhaseResult {
 		} else {
 			v := a.Verification
 			v.Applicable = v.Applicable || b.Verification.Applicable
+			if v.Applicable {
+				v.Reason = ""
+			} else if v.Reason == "" {
+				v.Reason = b.Verification.Reason
+			}
 			v.Sessions += b.Verification.Sessions
 			v.Acknowledged += b.Verification.Acknowledged
 			v.Missing += b.Verification.Missing

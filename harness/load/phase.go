@@ -204,7 +204,13 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	out.Metrics = rec.Snapshot(res.End)
 	out.Slopes = slopes(out)
 	if s.Verify && s.Target.Info().Kind != target.KindNoop {
-		v := verify(context.WithoutCancel(ctx), s.Target, acked, 8, r.errors)
+		var v Verification
+		if why := unverifiable(s.Target.Info()); why != "" {
+			order, _ := acked.bySession()
+			v = Verification{Sessions: len(order), Acknowledged: acked.Len(), Reason: why}
+		} else {
+			v = verify(context.WithoutCancel(ctx), s.Target, acked, 8, r.errors)
+		}
 		out.Verification = &v
 	}
 	out.Thresholds = evaluate(s.Thresholds, out)

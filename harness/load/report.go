@@ -348,3 +348,15 @@ func (r *Report) Lost() int {
 	}
 	return n
 }
+
+// Unverifiable returns the number of acknowledged thoughts whose
+// verification did not apply (Verification.Reason says why).
+func (r *Report) Unverifiable() int {
+	n := 0
+	for _, p := range r.Phases {
+		if v := p.Verification; v != nil && !v.Applicable {
+			n += v.Acknowledged
+		}
+	}
+	return n
+}

@@ -50,8 +50,12 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 		c.Axes = append(c.Axes, a)
 	}
 	lost := r.Lost()
+	detail := fmt.Sprintf("%d acknowledged thoughts not read back", lost)
+	if n := r.Unverifiable(); n > 0 {
+		detail += fmt.Sprintf("; %d could not be checked (see load.md)", n)
+	}
 	c.Gates = append(c.Gates,
-		scorecards.Gate{Name: GateNoLoss, Passed: lost == 0, Detail: fmt.Sprintf("%d acknowledged thoughts not read back", lost)},
+		scorecards.Gate{Name: GateNoLoss, Passed: lost == 0, Detail: detail},
 		scorecards.Gate{Name: GateThresholds, Passed: !r.ThresholdsFailed(), Detail: fmt.Sprintf("%d problems", len(r.Problems))})
 	c.Finish()
 	return c

@@ -3,6 +3,7 @@ package load_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -10,6 +11,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -86,5 +88,56 @@ func TestFailedSetUpIsCounted(t *testing.T) {
 	// Every arrival tried to connect, and so did every user before them.
 	if want := p.Started + uint64(p.Users); p.Started == 0 || failed != want {
 		t.Errorf("%d failed initialize calls, want %d (%d arrivals, %d users)", failed, want, p.Started, p.Users)
+	}
+}
+
+// TestStdioMemoryIsNotVerified: over stdio with memory storage each MCP
+// session is a server process whose thoughts end with it, so the read-back
+// does not apply; it is said so, and nothing counts as lost. Over stdio
+// with fs storage the read-back applies and finds every thought.
+func TestStdioMemoryIsNotVerified(t *testing.T) {
+	w, err := workload.Parse("stdio.yaml", []byte(`
+session:
+  thoughts: {min: 2, max: 2}
+tiers:
+  regression:
+    model: open
+    rate: 20
+    duration: 500ms
+    maxUsers: 2
+    rounds: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, storage := range []string{"memory", "fs"} {
+		t.Run(storage, func(t *testing.T) {
+			rep, err := load.Run(context.Background(), load.Options{Tier: workload.Regression, Workload: w, Seed: 2,
+				Subjects: []load.Subject{subject(storage, func(ctx context.Context) (target.Target, error) {
+					return embedded.New(ctx, embedded.Options{Transport: target.Stdio, Storage: storage})
+				})}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := rep.Phases[0].Verification
+			if v == nil || v.Acknowledged == 0 {
+				t.Fatalf("verification %+v", v)
+			}
+			if rep.Verdict != load.VerdictPass || rep.Lost() != 0 {
+				t.Errorf("verdict %s, %d lost: %v", rep.Verdict, rep.Lost(), rep.Problems)
+			}
+			if storage == "fs" {
+				if !v.Applicable || v.Reason != "" || rep.Unverifiable() != 0 {
+					t.Errorf("fs over stdio: %+v", v)
+				}
+				return
+			}
+			if v.Applicable || v.Reason == "" || rep.Unverifiable() != v.Acknowledged {
+				t.Errorf("memory over stdio: %+v", v)
+			}
+			if !strings.Contains(rep.Markdown(), "not applicable") {
+				t.Error("load.md does not say why the thoughts were not read back")
+			}
+		})
 	}
 }

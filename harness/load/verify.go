@@ -14,8 +14,10 @@ import (
 
 // Verification is the result of reading back every acknowledged thought.
 type Verification struct {
-	// Applicable is false when the target keeps nothing (the no-op server).
-	Applicable bool `json:"applicable"`
+	// Applicable is false when what the target keeps can not be read back
+	// (see unverifiable); Reason says why.
+	Applicable bool   `json:"applicable"`
+	Reason     string `json:"reason,omitempty"`
 	// Sessions and Acknowledged count what was checked.
 	Sessions     int `json:"sessions"`
 	Acknowledged int `json:"acknowledged"`
@@ -32,6 +34,18 @@ type Verification struct {
 func (v Verification) Passed() bool { return !v.Applicable || v.Missing == 0 }
 
 const maxFailures = 20
+
+// unverifiable says why the thoughts a target acknowledged can not be read
+// back by a later MCP session ("" when they can). Over stdio each session is
+// a server process of its own, and memory storage ends with the process:
+// that the thoughts are gone is what the target was asked for, not a loss
+// (conform finds its shared-state scenarios not applicable so too).
+func unverifiable(info target.Info) string {
+	if info.Transport == target.Stdio && info.Storage == "memory" {
+		return "over stdio each MCP session is a server process of its own, and memory storage ends with it: no later session can read a thought back"
+	}
+	return ""
+}
 
 // verify reads back every acknowledged thought through new MCP sessions,
 // workers at a time: load_context, cipher, read_thoughts of the main-chain
