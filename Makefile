@@ -67,12 +67,14 @@ vet:
 # through deliberately broken servers to show that the harness catches each
 # fault (and passes reworded errors), the stdio reference cells (suites and
 # robustness catalogue) and the command and URL targets start child
-# processes (which the race detector does not watch), and the fs reference
-# cells repeat the HTTP memory cell's harness code on another store: they
-# drive the same harness code as the race-detected tests, which would take
-# them five- to tenfold longer, so they run once without the race
+# processes (which the race detector does not watch), the fs reference
+# cells repeat the HTTP memory cell's harness code on another store, and the
+# load runs beyond the smoke tier (segments, stress ladders, faults, the
+# Observatory comparison) repeat the smoke and open-phase tests' load path:
+# they drive the same harness code as the race-detected tests, which would
+# take them five- to tenfold longer, so they run once without the race
 # detector; everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio)$$
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
@@ -85,13 +87,13 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 PROOFS_PARALLEL ?= 4
 unit:
 	@log=$$(mktemp); start=$$(date +%s); \
-	{ $(GO) test -count=1 -timeout 6m -parallel $(PROOFS_PARALLEL) -run '$(NORACE)' ./harness/conform ./harness/robust; a=$$?; \
+	{ $(GO) test -count=1 -timeout 6m -parallel $(PROOFS_PARALLEL) -run '$(NORACE)' ./harness/conform ./harness/robust ./harness/load; a=$$?; \
 	  $(GO) test -count=1 -timeout 3m -run '$(NOTIFY)' ./server/mcpserver ./observability/sidecar; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
 	$(GO) test -race -count=1 -timeout 8m -skip '$(NORACE)' ./... ./harness/testdata/brokenserver; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
-	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
+	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
 ## tools: install Node 22 and the official MCP conformance suite into .tools/ (for tbbench official and its tests)
