@@ -194,15 +194,25 @@ func passWord(ok bool) string {
 	return "missed"
 }
 
-// unverifiedNotes says, under the phases, why a verification did not
-// apply (each reason once).
+// unverifiedNotes says, under the phases, why a target's verification did
+// not apply, with the thoughts its phases acknowledged unchecked.
 func (r *Report) unverifiedNotes(b *strings.Builder) {
-	seen := map[string]bool{}
+	type note struct {
+		label, reason string
+	}
+	var order []note
+	count := map[note]int{}
 	for _, p := range r.Phases {
-		if v := p.Verification; v != nil && !v.Applicable && v.Reason != "" && !seen[p.Label+v.Reason] {
-			seen[p.Label+v.Reason] = true
-			fmt.Fprintf(b, "\nVerification of %s not applicable (%d thoughts acknowledged): %s.\n", p.Label, v.Acknowledged, v.Reason)
+		if v := p.Verification; v != nil && !v.Applicable && v.Reason != "" {
+			n := note{p.Label, v.Reason}
+			if _, ok := count[n]; !ok {
+				order = append(order, n)
+			}
+			count[n] += v.Acknowledged
 		}
+	}
+	for _, n := range order {
+		fmt.Fprintf(b, "\nVerification of %s not applicable (%d acknowledged thoughts unchecked): %s.\n", n.label, count[n], n.reason)
 	}
 }
 
