@@ -3,6 +3,7 @@ package load_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -16,26 +17,25 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
-// openWorkload has an open regression tier of one short round whose users
-// cannot finish their first reasoning session (200 thoughts each).
-func openWorkload(t *testing.T) *workload.Workload {
+// openRound is a workload whose regression tier is one open round of
+// 500 ms, with sessions of the given number of thoughts.
+func openRound(t *testing.T, thoughts, rate, users int) *workload.Workload {
 	t.Helper()
-	w, err := workload.Parse("open.yaml", []byte(`
+	w, err := workload.Parse("open.yaml", fmt.Appendf(nil, `
 session:
-  thoughts: {min: 200, max: 200}
+  thoughts: {min: %d, max: %[1]d}
 tiers:
-  regression:
-    model: open
-    rate: 100
-    duration: 500ms
-    maxUsers: 4
-    rounds: 1
-`))
+  regression: {model: open, rate: %d, duration: 500ms, maxUsers: %d, rounds: 1}
+`, thoughts, rate, users))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w
 }
+
+// openWorkload's users cannot finish their first reasoning session (200
+// thoughts each).
+func openWorkload(t *testing.T) *workload.Workload { return openRound(t, 200, 100, 4) }
 
 func runOpen(t *testing.T, open func(ctx context.Context) (target.Target, error)) load.PhaseResult {
 	t.Helper()
@@ -96,20 +96,7 @@ func TestFailedSetUpIsCounted(t *testing.T) {
 // does not apply; it is said so, and nothing counts as lost. Over stdio
 // with fs storage the read-back applies and finds every thought.
 func TestStdioMemoryIsNotVerified(t *testing.T) {
-	w, err := workload.Parse("stdio.yaml", []byte(`
-session:
-  thoughts: {min: 2, max: 2}
-tiers:
-  regression:
-    model: open
-    rate: 20
-    duration: 500ms
-    maxUsers: 2
-    rounds: 1
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := openRound(t, 2, 20, 2)
 	for _, storage := range []string{"memory", "fs"} {
 		t.Run(storage, func(t *testing.T) {
 			rep, err := load.Run(context.Background(), load.Options{Tier: workload.Regression, Workload: w, Seed: 2,
