@@ -143,9 +143,12 @@ Feature: Observatory
     When I GET "/api/health" from the Observatory
     Then the HTTP status is 404
 
+  # THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT is the reference server's: it drops
+  # the sleeper after 2 s instead of 10. A server without it is given the
+  # 30 s of the last steps.
   @observatory-api @own-server
   Scenario: a client that never reads is dropped, and another client gets every thought
-    Given a reasoning session at stage cipher_loaded on a server of its own with its Observatory on and the settings "THOUGHTBOX_OBSERVATORY_MAX_CONN=100"
+    Given a reasoning session at stage cipher_loaded on a server of its own with its Observatory on and the settings "THOUGHTBOX_OBSERVATORY_MAX_CONN=100, THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT=2s"
     And Observatory client "watcher" subscribed to "observatory"
     And Observatory client "sleeper" subscribes to "observatory" and never reads
     And the Observatory's health reports 2 connections

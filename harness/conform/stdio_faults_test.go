@@ -42,13 +42,16 @@ func TestStdioFramingFaultsAreCaught(t *testing.T) {
 			t.Run("stdio-"+storage+"/"+name, func(t *testing.T) {
 				// Most of each run is waiting for processes to start.
 				t.Parallel()
-				tg, err := target.NewCommand(context.Background(), target.CommandOptions{Argv: []string{exe}, Transport: target.Stdio,
-					Env: []string{brokenserver.StdioEnv(fault), "THOUGHTBOX_STORAGE=" + storage, "THOUGHTBOX_DATA_DIR=" + t.TempDir(),
-						"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + embedded.CritiqueTimeout.String(),
-						// With -race every process sleeps a second when it
-						// exits; the relay and its server would take longer
-						// than a stdio server is given to end after its stdin.
-						"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")}})
+				env := []string{brokenserver.StdioEnv(fault), "THOUGHTBOX_STORAGE=" + storage, "THOUGHTBOX_DATA_DIR=" + t.TempDir(),
+					"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + embedded.CritiqueTimeout.String(),
+					// With -race every process sleeps a second when it
+					// exits; the relay and its server would take longer
+					// than a stdio server is given to end after its stdin.
+					"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")}
+				if p := target.SelfChildPath(); p != "" {
+					env = append(env, p) // the relay's server inherits it
+				}
+				tg, err := target.NewCommand(context.Background(), target.CommandOptions{Argv: []string{exe}, Transport: target.Stdio, Env: env})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -118,9 +118,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer errs.Close()
 	r := &runner{o: o, errors: errs, live: o.Live}
-	finishWatch := startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
+	r.watcher = startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
 	err = r.runTier(ctx, tier, targets, rep)
-	finishWatch(context.WithoutCancel(ctx))
+	r.watcher.finish(context.WithoutCancel(ctx))
 	if err != nil {
 		return rep, err
 	}

@@ -125,6 +125,9 @@ type runner struct {
 	live *Live
 	// fanOut is what the Observatory's fan-out phase measured, if any.
 	fanOut *FanOutResult
+	// watcher is the run's watch, waited for before the first measured
+	// phase.
+	watcher *watch
 }
 
 // runPhase runs one phase: the executor drives virtual users against the

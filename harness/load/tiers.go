@@ -16,10 +16,12 @@ import (
 func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.Target, rep *Report) error {
 	switch t.Name {
 	case workload.Stress:
+		r.watcher.waitReady(ctx)
 		for i, tg := range targets {
 			rep.Stress = append(rep.Stress, r.ladder(ctx, t, r.o.Subjects[i].Label, tg, rep))
 		}
 	case workload.LongSession:
+		r.watcher.waitReady(ctx)
 		for i, tg := range targets {
 			if tg.Info().Kind == target.KindNoop {
 				continue
@@ -27,6 +29,7 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 			rep.LongSessions = append(rep.LongSessions, r.longSession(ctx, t, r.o.Subjects[i].Label, tg, rep))
 		}
 	case workload.Listing:
+		r.watcher.waitReady(ctx)
 		for i, tg := range targets {
 			if tg.Info().Kind == target.KindNoop {
 				continue
@@ -39,6 +42,9 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 				rep.Phases = append(rep.Phases, r.runPhase(ctx, r.warmupPhase(t, r.o.Subjects[i].Label, tg)))
 			}
 		}
+		// The warm-ups give the watcher time to start; the rounds are
+		// what it must see.
+		r.watcher.waitReady(ctx)
 		rounds := max(t.Rounds, 1)
 		for round := 1; round <= rounds; round++ {
 			// Interleave the targets, rotating the order every round so

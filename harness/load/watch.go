@@ -36,6 +36,15 @@ type Watcher interface {
 	Finish(ctx context.Context) ([]scorecards.Check, error)
 }
 
+// Readier is a Watcher that needs time after Start before it sees the
+// load (Prometheus applies its scrape targets seconds after it starts).
+// Ready is called after the warm-up, before the first measured phase. An
+// error makes the watch not applicable, as Start's does: a Ready that fails
+// has ended the watch, and Finish is not called.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
 // metricsServer is implemented by targets behind an HTTP sidecar.
 type metricsServer interface {
 	MetricsURL() string
@@ -51,9 +60,9 @@ func watched(label string, t target.Target) Watched {
 
 // startWatch starts o.Watcher on the opened targets, noting in the report
 // why the watch does not apply when it cannot start.
-func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []target.Target, rep *Report) (finish func(context.Context)) {
+func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []target.Target, rep *Report) *watch {
 	if w == nil {
-		return func(context.Context) {}
+		return &watch{}
 	}
 	ws := make([]Watched, len(targets))
 	for i, t := range targets {
@@ -61,15 +70,46 @@ func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []ta
 	}
 	if err := w.Start(ctx, ws); err != nil {
 		rep.ObservabilityNote = "not applicable: " + err.Error()
-		return func(context.Context) {}
+		return &watch{}
 	}
-	return func(ctx context.Context) {
-		checks, err := w.Finish(ctx)
-		if err != nil {
-			checks = append(checks, scorecards.Check{Name: "the sidecar's telemetry checked in Prometheus after the load", Detail: err.Error()})
+	return &watch{w: w, rep: rep}
+}
+
+// watch is a started Watcher (nil, or w nil: none, or it ended).
+type watch struct {
+	w     Watcher
+	rep   *Report
+	ready bool
+}
+
+// waitReady waits, once, until the watcher sees the load.
+func (a *watch) waitReady(ctx context.Context) {
+	if a == nil || a.w == nil || a.ready {
+		return
+	}
+	a.ready = true
+	if r, ok := a.w.(Readier); ok {
+		if err := r.Ready(ctx); err != nil {
+			a.rep.ObservabilityNote = "not applicable: " + err.Error()
+			a.w = nil
 		}
-		rep.Observability = checks
 	}
+}
+
+// finish ends the watch and records its checks.
+func (a *watch) finish(ctx context.Context) {
+	if a == nil || a.w == nil {
+		return
+	}
+	a.waitReady(ctx)
+	if a.w == nil {
+		return
+	}
+	checks, err := a.w.Finish(ctx)
+	if err != nil {
+		checks = append(checks, scorecards.Check{Name: "the sidecar's telemetry checked in Prometheus after the load", Detail: err.Error()})
+	}
+	a.rep.Observability = checks
 }
 
 // observabilityAxis scores the watcher's checks as the share passed.

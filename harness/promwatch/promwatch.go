@@ -40,10 +40,14 @@ type Watcher struct {
 	Interval time.Duration
 
 	srv     *promrun.Server
+	up      chan error // the first scrape's outcome, for Ready
 	targets []load.Watched
 }
 
-var _ load.Watcher = (*Watcher)(nil)
+var (
+	_ load.Watcher = (*Watcher)(nil)
+	_ load.Readier = (*Watcher)(nil)
+)
 
 func (w *Watcher) interval() time.Duration {
 	if w.Interval > 0 {
@@ -52,7 +56,8 @@ func (w *Watcher) interval() time.Duration {
 	return time.Second
 }
 
-// Start starts Prometheus scraping every target's sidecar.
+// Start starts Prometheus scraping every target's sidecar; Ready waits for
+// the first scrape.
 func (w *Watcher) Start(ctx context.Context, targets []load.Watched) error {
 	var lines []string
 	for _, t := range targets {
@@ -85,11 +90,27 @@ scrape_configs:
 	if err != nil {
 		return err
 	}
-	if err := srv.WaitUp(ctx, Job, 30*time.Second); err != nil {
-		srv.Close()
+	// Prometheus 2.42 applies its scrape targets about 5 s after it
+	// starts: the warm-up runs meanwhile, and Ready waits for the rest.
+	w.srv, w.up = srv, make(chan error, 1)
+	go func() { w.up <- srv.WaitUp(ctx, Job, 30*time.Second) }()
+	return nil
+}
+
+// Ready waits until Prometheus has scraped every sidecar; when it cannot,
+// it stops Prometheus and says why.
+func (w *Watcher) Ready(ctx context.Context) error {
+	var err error
+	select {
+	case err = <-w.up:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		w.srv.Close()
+		w.srv = nil
 		return fmt.Errorf("Prometheus could not scrape the sidecar: %w", err)
 	}
-	w.srv = srv
 	return nil
 }
 

@@ -3,6 +3,7 @@ package robust
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 )
 
 // The tool names of a Thoughtbox server.
@@ -11,10 +12,11 @@ const (
 	observabilityTool = "observability_gateway"
 )
 
-// Big strings, built once: 1 MiB and 5 MiB of text, and 10,000 tags.
+// Big strings, built on first use rather than at start-up (every child
+// reference server is this binary too): 1 MiB and 5 MiB of text.
 var (
-	mib1 = strings.Repeat("x", 1<<20)
-	mib5 = strings.Repeat("y", 5<<20)
+	mib1 = sync.OnceValue(func() string { return strings.Repeat("x", 1<<20) })
+	mib5 = sync.OnceValue(func() string { return strings.Repeat("y", 5<<20) })
 )
 
 // jsonString returns s as a JSON string literal.
@@ -109,7 +111,7 @@ func toolInputs() []Input {
 	// The tools/call envelope.
 	add("envelope/unknown-tool", "an unknown tool is an error (MCP tools/call)", ConnMain, "thoughtbox", gateway(`"get_state"`, ""))
 	add("envelope/empty-tool-name", "an unknown tool is an error (MCP tools/call)", ConnMain, "", gateway(`"get_state"`, ""))
-	add("envelope/1MiB-tool-name", "an unknown tool is an error (MCP tools/call)", ConnMain, mib1, gateway(`"get_state"`, ""))
+	add("envelope/1MiB-tool-name", "an unknown tool is an error (MCP tools/call)", ConnMain, mib1(), gateway(`"get_state"`, ""))
 	add("envelope/tool-name-with-NUL", "an unknown tool is an error (MCP tools/call)", ConnMain, "thoughtbox_gateway\x00", gateway(`"get_state"`, ""))
 	add("envelope/no-arguments", schema, ConnMain, gatewayTool, nil)
 	for name, v := range map[string]string{"null": `null`, "array": `[]`, "string": `"get_state"`, "number": `42`, "boolean": `false`} {
@@ -122,7 +124,7 @@ func toolInputs() []Input {
 		"null": `null`, "number": `42`, "boolean": `true`, "array": `["get_state"]`, "object": `{"name":"get_state"}`,
 		"empty": `""`, "unknown": `"bogus"`, "upper-case": `"THOUGHT"`, "with-NUL": `"thought\u0000"`,
 		"unpaired-surrogate": `"thought\ud800"`, "path-like": `"../../etc/passwd"`, "proto": `"__proto__"`,
-		"1MiB": jsonString(mib1), "5MiB": jsonString(mib5), "padded": `" thought "`,
+		"1MiB": jsonString(mib1()), "5MiB": jsonString(mib5()), "padded": `" thought "`,
 	} {
 		add("operation/"+name, enum, ConnMain, gatewayTool, gateway(v, `{}`))
 	}
@@ -164,7 +166,7 @@ func toolInputs() []Input {
 	for name, v := range map[string]string{
 		"path-traversal": `"../../etc"`, "slash": `"a/b"`, "backslash": `"a\\b"`, "dot-dot": `".."`, "dot": `"."`,
 		"upper-case": `"Alt"`, "space": `"a b"`, "blank": `" "`, "with-NUL": `"a\u0000b"`, "unpaired-surrogate": `"a\udc00"`,
-		"1MiB": jsonString(mib1), "number": `42`, "boolean": `true`, "array": `["alt"]`, "object": `{}`,
+		"1MiB": jsonString(mib1()), "number": `42`, "boolean": `true`, "array": `["alt"]`, "object": `{}`,
 	} {
 		add("thought/branchId-"+name, branchID, ConnMain, gatewayTool, gateway(`"thought"`, thoughtWith(`"branchId":`+v, `"branchFromThought":2`)))
 	}
@@ -188,7 +190,7 @@ func toolInputs() []Input {
 
 	// Session tags, on a connection where the thought would create a session.
 	for name, v := range map[string]string{"10000-tags": tags(10000), "not-an-array": `"a,b"`, "numbers": `[1,2]`, "null-tag": `[null]`,
-		"object": `{"a":"b"}`, "1MiB-tag": `[` + jsonString(mib1) + `]`} {
+		"object": `{"a":"b"}`, "1MiB-tag": `[` + jsonString(mib1()) + `]`} {
 		add("thought/sessionTags-"+name, tagLimit, ConnFresh, gatewayTool, gateway(`"thought"`, thoughtWith(`"sessionTags":`+v)))
 	}
 	add("thought/number-zero-new-session", whole, ConnFresh, gatewayTool, gateway(`"thought"`, thoughtWith(`"thoughtNumber":0`)))
@@ -218,14 +220,14 @@ func toolInputs() []Input {
 	for _, op := range []string{"get", "resume", "export"} {
 		sessionOp(op+"-no-sessionId", "sessionId is required", `{"operation":"`+op+`"}`)
 		for name, v := range map[string]string{"unknown": `"00000000-0000-4000-8000-000000000000"`, "path-traversal": `"../../etc/passwd"`,
-			"number": `42`, "1MiB": jsonString(mib1), "with-NUL": `"a\u0000b"`} {
+			"number": `42`, "1MiB": jsonString(mib1()), "with-NUL": `"a\u0000b"`} {
 			sessionOp(op+"-sessionId-"+name, notFound, `{"operation":"`+op+`","sessionId":`+v+`}`)
 		}
 	}
 
 	// load_context with sessions that do not exist.
 	for name, v := range map[string]string{"missing": `{}`, "unknown": `{"sessionId":"00000000-0000-4000-8000-000000000000"}`,
-		"path-traversal": `{"sessionId":"../../../etc/passwd"}`, "number": `{"sessionId":42}`, "1MiB": `{"sessionId":` + jsonString(mib1) + `}`} {
+		"path-traversal": `{"sessionId":"../../../etc/passwd"}`, "number": `{"sessionId":42}`, "1MiB": `{"sessionId":` + jsonString(mib1()) + `}`} {
 		add("load_context/"+name, notFound+"; a failed load_context changes no stage (D2)", ConnEntry, gatewayTool, gateway(`"load_context"`, v))
 	}
 
@@ -240,7 +242,7 @@ func toolInputs() []Input {
 
 	// observability_gateway.
 	for name, v := range map[string]string{"missing": `{}`, "unknown": `{"operation":"bogus"}`, "number": `{"operation":1}`,
-		"null": `{"operation":null}`, "1MiB": `{"operation":` + jsonString(mib1) + `}`} {
+		"null": `{"operation":null}`, "1MiB": `{"operation":` + jsonString(mib1()) + `}`} {
 		add("observability/operation-"+name, "operation must be one of the schema's enum (D1)", ConnMain, observabilityTool, json.RawMessage(v))
 	}
 	return in

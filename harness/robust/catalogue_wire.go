@@ -70,7 +70,7 @@ func wireInputs() []Input {
 		add(Input{Name: "jsonrpc/batch-" + name, Rule: batch, Body: body})
 	}
 	for name, m := range map[string]string{"unknown": "bogus/method", "unknown-tools": "tools/bogus", "empty": "",
-		"case": "Tools/List", "1MiB": mib1} {
+		"case": "Tools/List", "1MiB": mib1()} {
 		add(Input{Name: "jsonrpc/method-" + name, Rule: method, Body: `{"jsonrpc":"2.0","id":{id},"method":` + jsonString(m) + `}`})
 	}
 	for name, p := range map[string]string{"array": `[]`, "string": `"x"`, "no-name": `{"arguments":{}}`, "name-number": `{"name":1}`,

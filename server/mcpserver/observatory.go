@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/events"
 	"github.com/thoughtbox-bench/tbbench/server/observatory"
@@ -29,6 +30,9 @@ type ObservatoryConfig struct {
 	MaxConn int
 	// HTTPAPI serves the REST API under /api/.
 	HTTPAPI bool
+	// WriteTimeout bounds one frame's write to a WebSocket client, which
+	// is disconnected when it takes no frame for that long.
+	WriteTimeout time.Duration
 	// invalid holds the values that did not parse: they are errors only
 	// when the Observatory is enabled.
 	invalid []error
@@ -43,7 +47,7 @@ func (o ObservatoryConfig) validate() error {
 
 // settings is the observatory package's configuration for the bind host.
 func (o ObservatoryConfig) settings(host string) observatory.Config {
-	return observatory.Config{Host: host, Port: o.Port, CORS: o.CORS, Path: o.Path, MaxConn: o.MaxConn, HTTPAPI: o.HTTPAPI}
+	return observatory.Config{Host: host, Port: o.Port, CORS: o.CORS, Path: o.Path, MaxConn: o.MaxConn, HTTPAPI: o.HTTPAPI, WriteTimeout: o.WriteTimeout}
 }
 
 // observatorySetting applies a value whose parse error is kept for
@@ -96,6 +100,18 @@ var observatorySettings = []Setting{
 			o.HTTPAPI = b
 			return err
 		})},
+	{"THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT", "observatory-write-timeout", observatory.DefaultWriteTimeout.String(), "a WebSocket client that takes no frame for this long (a Go duration) is disconnected, so that a client that stops reading cannot hold the server's memory",
+		observatorySetting("THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT", func(o *ObservatoryConfig, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return fmt.Errorf("not a Go duration such as 10s: %q", v)
+			}
+			if d <= 0 {
+				return fmt.Errorf("must be longer than 0s, not %s", v)
+			}
+			o.WriteTimeout = d
+			return nil
+		})},
 }
 
 func init() { Settings = append(Settings, observatorySettings...) }
@@ -103,7 +119,7 @@ func init() { Settings = append(Settings, observatorySettings...) }
 // defaultObservatory fills in what Defaults leaves zero.
 func defaultObservatory(c *Config) {
 	d := observatory.Defaults()
-	c.Observatory = ObservatoryConfig{Port: d.Port, CORS: d.CORS, Path: d.Path, MaxConn: d.MaxConn, HTTPAPI: d.HTTPAPI}
+	c.Observatory = ObservatoryConfig{Port: d.Port, CORS: d.CORS, Path: d.Path, MaxConn: d.MaxConn, HTTPAPI: d.HTTPAPI, WriteTimeout: d.WriteTimeout}
 }
 
 // openObservatory starts the Observatory when the configuration turns it

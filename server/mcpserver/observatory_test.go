@@ -15,7 +15,8 @@ import (
 )
 
 func TestObservatorySettingsErrOnlyWhenEnabled(t *testing.T) {
-	bad := map[string]string{"THOUGHTBOX_OBSERVATORY_PORT": "nan", "THOUGHTBOX_OBSERVATORY_MAX_CONN": "0", "THOUGHTBOX_OBSERVATORY_HTTP_API": "perhaps"}
+	bad := map[string]string{"THOUGHTBOX_OBSERVATORY_PORT": "nan", "THOUGHTBOX_OBSERVATORY_MAX_CONN": "0", "THOUGHTBOX_OBSERVATORY_HTTP_API": "perhaps",
+		"THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT": "0s"}
 	lookup := func(extra map[string]string) func(string) (string, bool) {
 		return func(k string) (string, bool) {
 			if v, ok := extra[k]; ok {
@@ -37,7 +38,7 @@ func TestObservatorySettingsErrOnlyWhenEnabled(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = cfg.Validate()
-	for _, want := range []string{"THOUGHTBOX_OBSERVATORY_PORT", `"nan"`, "THOUGHTBOX_OBSERVATORY_MAX_CONN", "THOUGHTBOX_OBSERVATORY_HTTP_API"} {
+	for _, want := range []string{"THOUGHTBOX_OBSERVATORY_PORT", `"nan"`, "THOUGHTBOX_OBSERVATORY_MAX_CONN", "THOUGHTBOX_OBSERVATORY_HTTP_API", "THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("enabled with bad values: error %v, want it to name %s", err, want)
 		}

@@ -102,16 +102,25 @@ func TestOversizedFrameClosesWith1009(t *testing.T) {
 	}
 }
 
-// TestNeverReadingClientIsDropped: a client that never reads fills its
-// queue and is dropped; a reading client gets every broadcast.
-func TestNeverReadingClientIsDropped(t *testing.T) {
-	o, base := start(t, func(c *observatory.Config) { c.ClientQueue = 4 })
+// readerAndSleeper starts an Observatory with change applied and two
+// clients subscribed to "observatory": one that reads (returned) and one
+// that never reads after subscribing; session "big" has started.
+func readerAndSleeper(t *testing.T, change func(*observatory.Config)) (*observatory.Observatory, *wsClient) {
+	t.Helper()
+	o, base := start(t, change)
 	reader, stuck := dial(t, base), dial(t, base)
 	subscribed(reader)
 	stuck.send("observatory", "subscribe", nil) // and never reads again
 	waitFor(t, func() bool { return o.Stats().Connections == 2 })
 	o.Emit(sessionStarted("big", "big thoughts"))
 	reader.expectEvent("observatory", "session:started")
+	return o, reader
+}
+
+// TestNeverReadingClientIsDropped: a client that never reads fills its
+// queue and is dropped; a reading client gets every broadcast.
+func TestNeverReadingClientIsDropped(t *testing.T) {
+	o, reader := readerAndSleeper(t, func(c *observatory.Config) { c.ClientQueue = 4 })
 	// One thought at a time, each read by the reader before the next: the
 	// reader keeps up, the stuck client's socket and queue fill.
 	text := strings.Repeat("x", 256<<10)
@@ -126,6 +135,33 @@ func TestNeverReadingClientIsDropped(t *testing.T) {
 	st := o.Stats()
 	if st.SlowClients != 1 || st.Connections != 1 || st.DroppedEvents != 0 {
 		t.Errorf("stats %+v, want the stuck client dropped, the reader kept, no event dropped", st)
+	}
+}
+
+// TestStalledClientIsDroppedAfterTheWriteTimeout: a client that stops
+// reading while its queue still has room is disconnected once a write has
+// waited WriteTimeout, well before the default's 10 s.
+func TestStalledClientIsDroppedAfterTheWriteTimeout(t *testing.T) {
+	o, reader := readerAndSleeper(t, func(c *observatory.Config) { c.WriteTimeout = 300 * time.Millisecond })
+	// 64 frames of 256 KiB: more than the socket buffers hold, fewer than
+	// the client's queue of 256, so only the write timeout can end it.
+	text := strings.Repeat("x", 256<<10)
+	const n = 64
+	start := time.Now()
+	for i := 1; i <= n; i++ {
+		o.Emit(thought{n: i, total: n, text: text, next: true}.event("big"))
+		reader.expectEvent("observatory", "thought:added")
+	}
+	for o.Stats().Connections != 1 {
+		if time.Since(start) > 8*time.Second {
+			t.Fatalf("the stalled client is still connected after %s with a write timeout of 300ms: %+v", time.Since(start).Round(time.Millisecond), o.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	o.Emit(thought{n: n + 1, total: n, text: "after", next: true}.event("big"))
+	reader.expectEvent("observatory", "thought:added")
+	if st := o.Stats(); st.WriteFailures != 1 || st.SlowClients != 0 || st.DroppedEvents != 0 {
+		t.Errorf("stats %+v, want one write failure (the stalled client), no full queue, no event dropped", st)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 )
 
 // The defaults of the settings (THOUGHTBOX_OBSERVATORY_*).
@@ -18,6 +19,9 @@ const (
 	// DefaultClientQueue bounds the frames waiting for one WebSocket
 	// client; a client that lets it fill is disconnected.
 	DefaultClientQueue = 256
+	// DefaultWriteTimeout bounds one frame's write to a client: a client
+	// that takes no frame for this long is disconnected.
+	DefaultWriteTimeout = 10 * time.Second
 )
 
 // Config configures an Observatory.
@@ -34,6 +38,9 @@ type Config struct {
 	MaxConn int
 	// HTTPAPI serves the REST API under /api/.
 	HTTPAPI bool
+	// WriteTimeout bounds one frame's write to a client; a client that
+	// does not take it in time is disconnected (0: DefaultWriteTimeout).
+	WriteTimeout time.Duration
 	// HostAllowed, when set, accepts a request's Host header: others get
 	// 403 (DNS-rebinding protection).
 	HostAllowed func(host string) bool
@@ -46,7 +53,7 @@ type Config struct {
 
 // Defaults returns the configuration used when nothing is set.
 func Defaults() Config {
-	return Config{Host: "127.0.0.1", Port: DefaultPort, CORS: []string{"*"}, Path: DefaultPath, MaxConn: DefaultMaxConn, HTTPAPI: true}
+	return Config{Host: "127.0.0.1", Port: DefaultPort, CORS: []string{"*"}, Path: DefaultPath, MaxConn: DefaultMaxConn, HTTPAPI: true, WriteTimeout: DefaultWriteTimeout}
 }
 
 // Validate reports every invalid field.
@@ -60,6 +67,9 @@ func (c Config) Validate() error {
 	}
 	if err := checkPath(c.Path); err != nil {
 		errs = append(errs, err)
+	}
+	if c.WriteTimeout < 0 {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_OBSERVATORY_WRITE_TIMEOUT must not be negative, not %s", c.WriteTimeout))
 	}
 	if len(c.CORS) == 0 {
 		errs = append(errs, errors.New("THOUGHTBOX_OBSERVATORY_CORS must name at least one origin (or *)"))
@@ -94,6 +104,9 @@ func ParseCORS(v string) []string {
 func (c *Config) fill() {
 	if c.Queue <= 0 {
 		c.Queue = DefaultQueue
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultWriteTimeout
 	}
 	if c.ClientQueue <= 0 {
 		c.ClientQueue = DefaultClientQueue

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/observatory"
 )
@@ -154,6 +155,7 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *observatory.Config) { c.Path = "/api/ws" }, "PATH"},
 		{func(c *observatory.Config) { c.Path = "/observatory" }, "PATH"},
 		{func(c *observatory.Config) { c.CORS = nil }, "CORS"},
+		{func(c *observatory.Config) { c.WriteTimeout = -time.Second }, "WRITE_TIMEOUT"},
 	} {
 		cfg := observatory.Defaults()
 		c.change(&cfg)

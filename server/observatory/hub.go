@@ -3,13 +3,9 @@ package observatory
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/coder/websocket"
 )
-
-// writeTimeout bounds one frame's write to a client.
-const writeTimeout = 10 * time.Second
 
 // client is one WebSocket connection. Its subscriptions are guarded by the
 // Observatory's lock; its frames wait in out, written by its own goroutine.
@@ -63,7 +59,7 @@ func (c *client) writeLoop(o *Observatory) {
 				c.end(c.last.code, c.last.reason)
 				return
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), o.cfg.WriteTimeout)
 			err := c.conn.Write(ctx, websocket.MessageText, f)
 			cancel()
 			if err != nil {

@@ -87,6 +87,9 @@ func childEnv(o Options, dir, mode string) []string {
 	if o.Observatory {
 		env = append(env, observatoryEnv(target.ObsPortPlaceholder)...)
 	}
+	if p := target.SelfChildPath(); p != "" {
+		env = append(env, p)
+	}
 	return append(env, o.Env...)
 }
 

@@ -87,8 +87,11 @@ func New(ctx context.Context, o Options) (target.Target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 		}
-		return target.NewCommand(ctx, target.CommandOptions{Argv: []string{exe}, Env: []string{ServeEnv + "=http", "PORT={port}"},
-			Transport: target.HTTP, Kind: target.KindNoop})
+		env := []string{ServeEnv + "=http", "PORT={port}"}
+		if p := target.SelfChildPath(); p != "" {
+			env = append(env, p)
+		}
+		return target.NewCommand(ctx, target.CommandOptions{Argv: []string{exe}, Env: env, Transport: target.HTTP, Kind: target.KindNoop})
 	}
 	lb, err := target.ServeLoopback(Handler())
 	if err != nil {
