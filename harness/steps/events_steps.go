@@ -215,13 +215,13 @@ func (w *World) eventCount(n int, kind string) error {
 		}
 		return c
 	}
-	lines, err := w.waitEvents(func(l []eventLine) bool { return count(l) >= n })
-	if err != nil {
+	if _, err := w.waitEvents(func(l []eventLine) bool { return count(l) >= n }); err != nil {
 		return err
 	}
 	// Wait a little longer for events that should not be there.
 	time.Sleep(200 * time.Millisecond)
-	if lines, err = w.readEvents(); err != nil {
+	lines, err := w.readEvents()
+	if err != nil {
 		return err
 	}
 	if got := count(lines); got != n {

@@ -49,7 +49,7 @@ func (res *Result) checkFloor(r Rule) Outcome {
 	if r.Strict {
 		passed = *v > r.Value
 	}
-	return Outcome{Rule: r, Passed: passed, Detail: fmt.Sprintf("%s", pct(*v))}
+	return Outcome{Rule: r, Passed: passed, Detail: pct(*v)}
 }
 
 // checkDrop checks "drop<X" on a score: the axis and level limits were
