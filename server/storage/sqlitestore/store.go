@@ -147,7 +147,7 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if s.db, err = openDB(s.path, s.fullSync); err != nil {
 		return nil, err
 	}
-	s.ckpt = startCheckpointer(s.path)
+	s.ckpt = startCheckpointer(s.path, s.db)
 	// The index is read in the background, so that the start does not
 	// wait for it and the first List usually does not either.
 	s.warming.Add(1)
