@@ -37,9 +37,9 @@ type checkpointer struct {
 }
 
 // startCheckpointer opens a second connection to path and checkpoints
-// until stopped, finishing each round on main, the store's connection; it
-// returns nil when that connection cannot be opened (the automatic
-// checkpoints then do the work).
+// until stopped (see round; main is the store's connection); it returns
+// nil when that connection cannot be opened (the automatic checkpoints
+// then do the work).
 func startCheckpointer(path string, main *sql.DB) *checkpointer {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(1000)")
 	if err != nil {
@@ -77,9 +77,9 @@ func (c *checkpointer) close() error {
 // connection.
 const bulkPasses = 3
 
-// mainPassFrames is the size of the log (in pages, 4 KiB each) above which
-// a round that has not emptied it ends with a pass on the store's
-// connection.
+// mainPassFrames is the size of the log, in frames (pages of 4 KiB),
+// above which a round that has not emptied it ends with a pass on the
+// store's connection.
 const mainPassFrames = 4096
 
 // round checkpoints the log in PASSIVE passes on the checkpointer's
