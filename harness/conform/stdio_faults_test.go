@@ -48,9 +48,7 @@ func TestStdioFramingFaultsAreCaught(t *testing.T) {
 					// exits; the relay and its server would take longer
 					// than a stdio server is given to end after its stdin.
 					"GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")}
-				if p := target.SelfChildPath(); p != "" {
-					env = append(env, p) // the relay's server inherits it
-				}
+				env = append(env, target.SelfChildEnv()...) // the relay's server inherits it
 				tg, err := target.NewCommand(context.Background(), target.CommandOptions{Argv: []string{exe}, Transport: target.Stdio, Env: env})
 				if err != nil {
 					t.Fatal(err)

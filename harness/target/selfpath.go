@@ -20,18 +20,18 @@ import (
 // toolchainCommands are the commands of a Go toolchain's bin directory.
 var toolchainCommands = map[string]bool{"go": true, "gofmt": true}
 
-// SelfChildPath returns the PATH entry for the environment of a child that
-// is this binary run again, or "" when the PATH holds no toolchain-only
-// directory.
-func SelfChildPath() string {
+// SelfChildEnv returns what the environment of a child that is this binary
+// run again adds: a PATH without the toolchain-only directories, or
+// nothing when the PATH holds none.
+func SelfChildEnv() []string {
 	path, ok := os.LookupEnv("PATH")
 	if !ok {
-		return ""
+		return nil
 	}
 	if kept := withoutGoToolchain(path); kept != path {
-		return "PATH=" + kept
+		return []string{"PATH=" + kept}
 	}
-	return ""
+	return nil
 }
 
 // withoutGoToolchain returns path without the directories that hold go and

@@ -19,7 +19,7 @@ func dirWith(t *testing.T, names ...string) string {
 	return d
 }
 
-func TestSelfChildPathLeavesOutToolchainOnlyDirectories(t *testing.T) {
+func TestSelfChildEnvLeavesOutToolchainOnlyDirectories(t *testing.T) {
 	goroot := dirWith(t, "go", "gofmt")
 	goOnly := dirWith(t, "go")
 	shared := dirWith(t, "go", "gofmt", "node")

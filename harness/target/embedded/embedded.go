@@ -87,9 +87,7 @@ func childEnv(o Options, dir, mode string) []string {
 	if o.Observatory {
 		env = append(env, observatoryEnv(target.ObsPortPlaceholder)...)
 	}
-	if p := target.SelfChildPath(); p != "" {
-		env = append(env, p)
-	}
+	env = append(env, target.SelfChildEnv()...)
 	return append(env, o.Env...)
 }
 

@@ -87,10 +87,7 @@ func New(ctx context.Context, o Options) (target.Target, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 		}
-		env := []string{ServeEnv + "=http", "PORT={port}"}
-		if p := target.SelfChildPath(); p != "" {
-			env = append(env, p)
-		}
+		env := append([]string{ServeEnv + "=http", "PORT={port}"}, target.SelfChildEnv()...)
 		return target.NewCommand(ctx, target.CommandOptions{Argv: []string{exe}, Env: env, Transport: target.HTTP, Kind: target.KindNoop})
 	}
 	lb, err := target.ServeLoopback(Handler())
