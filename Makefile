@@ -93,6 +93,8 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 # 0, or its 60 test binaries and the servers they start as children would
 # wait about a minute in all. A race is reported when it is detected, and
 # the test it happens in fails.
+# The tests run from binaries kept in bin/tests (.ci/gotest): go test would
+# link every one of them again on each run, about 80 CPU-seconds.
 # Each run prints how long it took; the output of the run without the race
 # detector is shown when both are done. Its fault proofs wait for servers
 # to time out (the Observatory's slow client, a hung roots request) more
@@ -101,11 +103,11 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 PROOFS_PARALLEL ?= 4
 unit:
 	@log=$$(mktemp); start=$$(date +%s); \
-	{ $(GO) test -count=1 -timeout 6m -parallel $(PROOFS_PARALLEL) -run '$(NORACE)' ./harness/conform ./harness/robust ./harness/load; a=$$?; \
-	  $(GO) test -count=1 -timeout 3m -run '$(NOTIFY)' ./server/mcpserver ./observability/sidecar; b=$$?; \
+	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load -- -test.timeout=6m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
+	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
-	GORACE="$$GORACE atexit_sleep_ms=0" $(GO) test -race -count=1 -timeout 8m -skip '$(NORACE)' ./... ./harness/testdata/brokenserver; race=$$?; \
+	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race ./... ./harness/testdata/brokenserver -- -test.timeout=8m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	[ $$race = 0 ] && [ $$status = 0 ]
