@@ -90,7 +90,7 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 
 # A race-detected process sleeps a second when it exits, for reports still
 # being written (GORACE atexit_sleep_ms): the race-detected run sets it to
-# 0, or its 60 test binaries and the servers they start as children would
+# 0, or its 53 test binaries and the servers they start as children would
 # wait about a minute in all. A race is reported when it is detected, and
 # the test it happens in fails.
 # The tests run from binaries kept in bin/tests (.ci/gotest): go test would
