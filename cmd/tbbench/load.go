@@ -19,6 +19,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -56,6 +57,7 @@ func runLoad(args []string) int {
 		runID     = fs.String("run-id", "", "name of the run's output directory (default: time and tier)")
 		progress  = fs.String("progress", "auto", "`auto`, bar or lines")
 		timeout   = fs.Duration("call-timeout", 10*time.Second, "longest wait for one call")
+		realTime  = fs.String("realtime-pacer", "auto", "`auto`, on or off: the open tiers' scheduler waits for each arrival on a thread of its own at a real-time priority (Linux, SCHED_FIFO 1; needs root or CAP_SYS_NICE), so that arrivals start on time on cores shared with the server; auto falls back to an ordinary priority where that is refused, and load.md says which")
 		cpuProf   = fs.String("cpuprofile", "", "write this process's CPU profile (client, sidecar, verification) to `file`; "+target.ProfileEnv+"=PREFIX in the environment makes each child server write its own to PREFIX.<pid>.pprof")
 		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
 		with      multi
@@ -132,6 +134,15 @@ Flags:
 	if err := overrideTier(w, *tier, *users, *rounds); err != nil {
 		return bad(err)
 	}
+	rtMode, err := pace.ParseRealTime(*realTime)
+	if err != nil {
+		return bad(fmt.Errorf("--realtime-pacer: %w", err))
+	}
+	if rtMode == pace.RealTimeOn {
+		if err := pace.RealTimePermitted(); err != nil {
+			return bad(fmt.Errorf("--realtime-pacer on: %w", err))
+		}
+	}
 	sg, err := segment.Parse(*seg)
 	if err != nil {
 		return bad(fmt.Errorf("--segment: %w", err))
@@ -185,7 +196,7 @@ Flags:
 	stopProgress := showLoadProgress(*progress, live)
 	fmt.Fprintf(os.Stderr, "tbbench load: tier %s, targets %s, segment %s, seed %d, output %s\n", *tier, labels(subjects), sg, *seed, dir)
 	rep, err := load.Run(ctx, load.Options{Tier: *tier, Workload: w, Subjects: subjects, Seed: *seed, Segment: sg,
-		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch, Observatory: observatory})
+		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch, Observatory: observatory, RealTime: rtMode})
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)

@@ -66,6 +66,7 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--compare-storage", "fs,tape"}, []string{"tape"}},
 		{[]string{"--url", "http://" + addr + "/mcp", "--compare-storage", "fs,memory"}, []string{"compare-storage"}},
 		{[]string{"--target", "pigeon"}, []string{"pigeon"}},
+		{[]string{"--realtime-pacer", "maybe"}, []string{"realtime-pacer", "maybe"}},
 	} {
 		code, stderr := capture(t, append([]string{"load", "--out", dir, "--progress", "lines"}, c.args...)...)
 		if code != exitLoadBadInput {

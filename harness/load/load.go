@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -60,6 +61,9 @@ type Options struct {
 	// Observatory, when set, compares two subjects as the same server with
 	// its Observatory off and on (observatory.go).
 	Observatory *ObservatoryOptions
+	// RealTime says whether open phases' schedulers wait for arrivals at a
+	// real-time priority (pace.RealTime; zero: off).
+	RealTime pace.RealTime
 }
 
 func (o Options) callTimeout() time.Duration {

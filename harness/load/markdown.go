@@ -101,6 +101,7 @@ func (r *Report) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s | %.0f | %.3f | %.3f | %.3f | %.3f | %d | %d | %.3f | %s |\n", p.Name, rate(p.Rate),
 			o.Throughput, ms(l.P50), ms(l.P99), ms(l.P999), ms(l.Max), o.Errors, p.Dropped, p.LagP99Ms, verified(p.Verification))
 	}
+	b.WriteString(r.pacerLine())
 	r.unverifiedNotes(&b)
 	r.slopeTable(&b)
 	r.errorTable(&b)
@@ -226,4 +227,31 @@ func verified(v *Verification) string {
 		return fmt.Sprintf("%d/%d", v.Acknowledged, v.Acknowledged)
 	}
 	return fmt.Sprintf("LOST %d of %d", v.Missing, v.Acknowledged)
+}
+
+// pacerLine says how the open phases' schedulers waited for their arrivals.
+func (r *Report) pacerLine() string {
+	realTime, ordinary, note := 0, 0, ""
+	for _, p := range r.Phases {
+		switch p.Pacer {
+		case PacerRealTime:
+			realTime++
+		case PacerOrdinary:
+			ordinary++
+		}
+		if note == "" {
+			note = p.PacerNote
+		}
+	}
+	if ordinary == 0 {
+		if realTime == 0 {
+			return ""
+		}
+		return "\nThe scheduler of the open phases waited for each arrival on a thread of its own at a real-time priority (SCHED_FIFO 1).\n"
+	}
+	line := fmt.Sprintf("\nThe scheduler of %d of %d open phases waited for arrivals at an ordinary priority, so their schedule lag holds the machine's scheduling delays", ordinary, realTime+ordinary)
+	if note != "" {
+		line += " (" + note + ")"
+	}
+	return line + ".\n"
 }

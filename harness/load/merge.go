@@ -79,6 +79,12 @@ func mergePhase(a, b PhaseResult) PhaseResult {
 	a.Started += b.Started
 	a.Dropped += b.Dropped
 	a.LagP99Ms = max(a.LagP99Ms, b.LagP99Ms)
+	if b.Pacer == PacerOrdinary { // the merged phase is real-time only if every segment's was
+		a.Pacer = b.Pacer
+	}
+	if a.PacerNote == "" {
+		a.PacerNote = b.PacerNote
+	}
 	a.Seconds = max(a.Seconds, b.Seconds)
 	a.Metrics = metrics.Merge(a.Metrics, b.Metrics)
 	if a.Aborted == "" {

@@ -76,8 +76,13 @@ type PhaseResult struct {
 	Started  uint64  `json:"started"`
 	Dropped  uint64  `json:"dropped"`
 	LagP99Ms float64 `json:"scheduleLagP99Ms"`
-	Seconds  float64 `json:"seconds"`
-	Aborted  string  `json:"aborted,omitempty"`
+	// Pacer says, for an open phase, whether its scheduler waited for the
+	// arrivals at a real-time priority ("real-time") or not ("ordinary"),
+	// and PacerNote why not, when it was asked to (pace.RealTime).
+	Pacer     string  `json:"pacer,omitempty"`
+	PacerNote string  `json:"pacerNote,omitempty"`
+	Seconds   float64 `json:"seconds"`
+	Aborted   string  `json:"aborted,omitempty"`
 	// Metrics holds the histograms, counts, error classes and time series.
 	Metrics *metrics.Snapshot `json:"metrics"`
 	// Process is the server process's CPU and memory, when it is a child.
@@ -87,6 +92,12 @@ type PhaseResult struct {
 	// Slopes are the trends of latency and memory over the phase.
 	Slopes *Slopes `json:"slopes,omitempty"`
 }
+
+// PhaseResult.Pacer's values.
+const (
+	PacerRealTime = "real-time"
+	PacerOrdinary = "ordinary"
+)
 
 // ProcessStats is the server process's resource use during a phase.
 type ProcessStats struct {
@@ -189,10 +200,13 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	for _, f := range failedSetup {
 		ph.record(f.user, f.sample)
 	}
-	res, _ := s.Executor.Run(ctx, func(ctx context.Context, user int, scheduled time.Time) {
+	res, err := s.Executor.Run(ctx, func(ctx context.Context, user int, scheduled time.Time) {
 		rec.Iteration(user, scheduled, time.Now())
 		users[user].step(ctx, scheduled)
 	})
+	if err != nil && ctx.Err() == nil && aborted == "" {
+		aborted = err.Error() // the executor could not run (pace.RealTimeOn refused)
+	}
 	stopWatch()
 	for _, u := range users {
 		u.abandon() // the end of the run
@@ -202,6 +216,13 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted}
 	if res.Lag != nil {
 		out.LagP99Ms = float64(res.LagQuantile(99)) / float64(time.Millisecond)
+		out.Pacer = PacerOrdinary
+		if res.RealTime {
+			out.Pacer = PacerRealTime
+		}
+		if res.RealTimeErr != nil {
+			out.PacerNote = res.RealTimeErr.Error()
+		}
 	}
 	out.Process = sampler.stop()
 	out.Metrics = rec.Snapshot(res.End)

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
@@ -39,15 +40,48 @@ func openWorkload(t *testing.T) *workload.Workload { return openRound(t, 200, 10
 
 func runOpen(t *testing.T, open func(ctx context.Context) (target.Target, error)) load.PhaseResult {
 	t.Helper()
+	return runOpenReport(t, pace.RealTimeOff, open).Phases[0]
+}
+
+func runOpenReport(t *testing.T, rt pace.RealTime, open func(ctx context.Context) (target.Target, error)) *load.Report {
+	t.Helper()
 	rep, err := load.Run(context.Background(), load.Options{Tier: workload.Regression, Workload: openWorkload(t), Seed: 5,
-		Subjects: []load.Subject{subject(load.CeilingLabel, open)}})
+		Subjects: []load.Subject{subject(load.CeilingLabel, open)}, RealTime: rt})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Phases) != 1 {
 		t.Fatalf("phases %v", names(rep.Phases))
 	}
-	return rep.Phases[0]
+	return rep
+}
+
+// TestOpenPhaseSaysHowItPaced: an open phase says whether its scheduler
+// waited at a real-time priority, and load.md says it too; where the
+// priority is refused, auto runs without and says why.
+func TestOpenPhaseSaysHowItPaced(t *testing.T) {
+	permitted := pace.RealTimePermitted()
+	noopTarget := func(ctx context.Context) (target.Target, error) { return noop.New(ctx, noop.Options{}) }
+	for _, c := range []struct {
+		mode     pace.RealTime
+		pacer    string
+		note, md string
+	}{
+		{pace.RealTimeOff, load.PacerOrdinary, "", "ordinary priority"},
+		{pace.RealTimeAuto, load.PacerRealTime, "", "real-time priority"},
+	} {
+		if c.mode == pace.RealTimeAuto && permitted != nil {
+			c.pacer, c.note, c.md = load.PacerOrdinary, permitted.Error(), permitted.Error()
+		}
+		rep := runOpenReport(t, c.mode, noopTarget)
+		p := rep.Phases[0]
+		if p.Started == 0 || p.Pacer != c.pacer || p.PacerNote != c.note {
+			t.Errorf("%v: %d started, pacer %q (%q), want %q (%q)", c.mode, p.Started, p.Pacer, p.PacerNote, c.pacer, c.note)
+		}
+		if md := rep.Markdown(); !strings.Contains(md, c.md) {
+			t.Errorf("%v: load.md does not say %q:\n%s", c.mode, c.md, md)
+		}
+	}
 }
 
 // TestOpenPhaseConnectsItsUsersFirst: an open phase's users open their MCP

@@ -82,7 +82,7 @@ func (r *runner) modelPhase(t workload.Tier, name, label string, round int, tg t
 		spec.Users, spec.TotalUsers = max(seg.Users(t.MaxUsers), 1), t.MaxUsers
 		spec.Rate = t.Rate
 		spec.Executor = &pace.Open{Pacer: segmentPacer{pace.Ramping{Start: t.Rate, Stages: stages}, seg}, Duration: t.Duration,
-			MaxUsers: spec.Users, GracefulStop: 5 * time.Second, OnDrop: r.live.drop}
+			MaxUsers: spec.Users, GracefulStop: 5 * time.Second, OnDrop: r.live.drop, RealTime: r.o.RealTime}
 	default:
 		spec = r.openPhase(spec, t.Rate, t.Duration, t.MaxUsers)
 	}
@@ -109,7 +109,7 @@ func (r *runner) openPhase(spec PhaseSpec, rate float64, d time.Duration, users 
 	spec.Users, spec.TotalUsers = max(seg.Users(users), 1), users
 	spec.Rate = rate
 	spec.Executor = &pace.Open{Pacer: segmentPacer{pace.Constant{Rate: rate}, seg}, Duration: d, MaxUsers: spec.Users,
-		GracefulStop: 5 * time.Second, OnDrop: r.live.drop}
+		GracefulStop: 5 * time.Second, OnDrop: r.live.drop, RealTime: r.o.RealTime}
 	return spec
 }
 

@@ -22,16 +22,19 @@ func BenchmarkOpen3000(b *testing.B) {
 		clock Clock
 		users int
 		work  time.Duration
+		rt    RealTime
 	}{
-		{"noop/spin100us", Real{}, 8, 0},
-		{"noop/spin30us", Real{Spin: 30 * time.Microsecond}, 8, 0},
-		{"noop/nospin", Real{Spin: -1}, 8, 0},
-		{"work100us", Real{}, 16, 100 * time.Microsecond},
+		{"noop/spin100us", Real{}, 8, 0, RealTimeOff},
+		{"noop/spin30us", Real{Spin: 30 * time.Microsecond}, 8, 0, RealTimeOff},
+		{"noop/nospin", Real{Spin: -1}, 8, 0, RealTimeOff},
+		{"noop/realtime", Real{}, 8, 0, RealTimeAuto},
+		{"work100us", Real{}, 16, 100 * time.Microsecond, RealTimeOff},
+		{"work100us/realtime", Real{}, 16, 100 * time.Microsecond, RealTimeAuto},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			const rate = 3000
 			d := max(time.Duration(b.N)*time.Second/rate, 100*time.Millisecond)
-			o := &Open{Pacer: Constant{Rate: rate}, Duration: d, MaxUsers: bc.users, Clock: bc.clock}
+			o := &Open{Pacer: Constant{Rate: rate}, Duration: d, MaxUsers: bc.users, Clock: bc.clock, RealTime: bc.rt}
 			fn := func(context.Context, int, time.Time) {}
 			if bc.work > 0 {
 				fn = func(context.Context, int, time.Time) { busy(bc.work) }
@@ -50,8 +53,8 @@ func BenchmarkOpen3000(b *testing.B) {
 			b.ReportMetric(dropped, "dropped%")
 			b.ReportMetric(float64(p99.Microseconds()), "lag-p99-µs")
 			b.ReportMetric(cpu, "cpu%")
-			fmt.Printf("open %s: %d arrivals in %v: %.0f/s, dropped %.3f%%, lag p50 %v p99 %v max %v, cpu %.0f%%\n",
-				bc.name, res.Arrivals(), d, res.Rate(), dropped, res.LagQuantile(50), p99, res.LagQuantile(100), cpu)
+			fmt.Printf("open %s: %d arrivals in %v: %.0f/s, dropped %.3f%%, lag p50 %v p99 %v max %v, cpu %.0f%%, real-time %v %v\n",
+				bc.name, res.Arrivals(), d, res.Rate(), dropped, res.LagQuantile(50), p99, res.LagQuantile(100), cpu, res.RealTime, res.RealTimeErr)
 		})
 	}
 }

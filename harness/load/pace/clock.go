@@ -41,6 +41,18 @@ func (Real) Now() time.Time { return time.Now() }
 
 // Sleep waits for d or until ctx is done, whichever comes first.
 func (r Real) Sleep(ctx context.Context, d time.Duration) error {
+	return r.sleep(ctx, d, false)
+}
+
+// sleepHeld is Sleep for a goroutine locked to a real-time thread: below
+// timerSlack it sleeps in system calls the runtime does not see, so the
+// goroutine keeps its processor and runs the moment the thread wakes, and it
+// spins without yielding.
+func (r Real) sleepHeld(ctx context.Context, d time.Duration) error {
+	return r.sleep(ctx, d, true)
+}
+
+func (r Real) sleep(ctx context.Context, d time.Duration, held bool) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -67,6 +79,10 @@ func (r Real) Sleep(ctx context.Context, d time.Duration) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if held {
+			heldSleep(min(left, time.Millisecond))
+			continue
+		}
 		// Let the goroutines readied on this processor (a user just handed
 		// an arrival) run first: during the system call they could
 		// otherwise wait until the runtime takes the processor back.
@@ -77,7 +93,9 @@ func (r Real) Sleep(ctx context.Context, d time.Duration) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		runtime.Gosched()
+		if !held {
+			runtime.Gosched()
+		}
 	}
 	return ctx.Err()
 }

@@ -14,5 +14,7 @@
 // time).
 //
 // Time comes from a Clock: Real in production, Fake in tests, where it only
-// moves when the test advances it.
+// moves when the test advances it. With the Real clock an open executor can
+// wait for its arrivals on a thread at a real-time priority (Open.RealTime),
+// so that on cores shared with the target arrivals still start on time.
 package pace

@@ -3,6 +3,7 @@ package pace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,10 @@ type Open struct {
 	// OnDrop, if set, is called by the scheduler with the scheduled time of
 	// each dropped arrival. It must return quickly.
 	OnDrop func(scheduled time.Time)
+	// RealTime says whether the scheduler waits for arrivals on a thread at
+	// a real-time priority (see RealTime); it applies with the Real clock
+	// only. The zero value is RealTimeOff.
+	RealTime RealTime
 }
 
 // Run schedules arrivals for o.Duration, calls fn for each one that an idle
@@ -80,8 +85,23 @@ func (o *Open) Run(ctx context.Context, fn Func) (Result, error) {
 		}()
 	}
 
-	res := Result{Start: clk.Now()}
-	err := o.schedule(ctx, clk, &res, idle, work)
+	var res Result
+	sleep, rt, err := o.pacing(clk, &res)
+	if err != nil {
+		cancelIter()
+		for _, w := range work {
+			close(w)
+		}
+		users.Wait()
+		return Result{}, err
+	}
+	releaseProc := func() {}
+	if rt != nil {
+		releaseProc = addProc()
+	}
+	res.Start = clk.Now()
+	err = o.schedule(ctx, clk, sleep, rt, &res, idle, work)
+	releaseProc()
 	res.Scheduled = clk.Now()
 	if end := res.Start.Add(o.Duration); err == nil && res.Scheduled.After(end) {
 		res.Scheduled = end
@@ -103,32 +123,81 @@ func (o *Open) Run(ctx context.Context, fn Func) (Result, error) {
 	return res, err
 }
 
+// pacing returns how the scheduler sleeps and, when it is to wait on a
+// real-time thread, that thread (nil otherwise); it sets res.RealTime, or
+// res.RealTimeErr when the priority was asked for and refused. It fails only
+// when o.RealTime is RealTimeOn and the priority is refused.
+func (o *Open) pacing(clk Clock, res *Result) (sleep func(context.Context, time.Duration) error, rt *rtThread, err error) {
+	real, ok := clk.(Real)
+	if o.RealTime == RealTimeOff || !ok {
+		return clk.Sleep, nil, nil
+	}
+	rt = &rtThread{}
+	if err := rt.enter(); err != nil {
+		if o.RealTime == RealTimeOn {
+			return nil, nil, fmt.Errorf("pace: %w", err)
+		}
+		res.RealTimeErr = err
+		return clk.Sleep, nil, nil
+	}
+	rt.leave()
+	res.RealTime = true
+	return real.sleepHeld, rt, nil
+}
+
 // schedule hands every arrival due before o.Duration to an idle user or
-// counts it as dropped. It returns ctx.Err() when ctx ends it early.
-func (o *Open) schedule(ctx context.Context, clk Clock, res *Result, idle chan int, work []chan time.Time) error {
+// counts it as dropped. It returns ctx.Err() when ctx ends it early. With rt,
+// it waits for each arrival on rt's thread and, once the arrival is handed
+// over, lets that thread run the user.
+func (o *Open) schedule(ctx context.Context, clk Clock, sleep func(context.Context, time.Duration) error, rt *rtThread,
+	res *Result, idle chan int, work []chan time.Time) (err error) {
+	release := func() {
+		if rt == nil {
+			return
+		}
+		if err := rt.close(); err != nil {
+			res.RealTimeErr = err
+		}
+		rt, sleep = nil, clk.Sleep
+	}
+	defer release()
 	for i := uint64(0); ; i++ {
 		at, ok := o.Pacer.Due(i)
 		if !ok || at >= o.Duration {
+			release()
 			// The window lasts the whole duration even after the last arrival.
 			return clk.Sleep(ctx, res.Start.Add(o.Duration).Sub(clk.Now()))
 		}
 		due := res.Start.Add(at)
-		if wait := due.Sub(clk.Now()); wait > 0 {
-			if err := clk.Sleep(ctx, wait); err != nil {
-				return err
+		if rt != nil {
+			if err := rt.enter(); err != nil {
+				// The priority can't move to this thread: go on without.
+				res.RealTime, res.RealTimeErr = false, err
+				rt, sleep = nil, clk.Sleep
 			}
-		} else if err := ctx.Err(); err != nil {
-			return err
 		}
-		select {
-		case u := <-idle:
-			work[u] <- due
-			res.Started++
-		default:
-			res.Dropped++
-			if o.OnDrop != nil {
-				o.OnDrop(due)
+		if wait := due.Sub(clk.Now()); wait > 0 {
+			err = sleep(ctx, wait)
+		} else {
+			err = ctx.Err()
+		}
+		if err == nil {
+			select {
+			case u := <-idle:
+				work[u] <- due
+				res.Started++
+			default:
+				res.Dropped++
+				if o.OnDrop != nil {
+					o.OnDrop(due)
+				}
 			}
+		}
+		if rt != nil {
+			rt.leave()
+		}
+		if err != nil {
+			return err
 		}
 	}
 }

@@ -26,6 +26,12 @@ type Result struct {
 	// Lag is the schedule lag of the started iterations, actual start minus
 	// scheduled time, in microseconds (open executor only; nil otherwise).
 	Lag *hdrhistogram.Histogram
+	// RealTime reports that the open executor's scheduler waited for its
+	// arrivals on a thread at a real-time priority (Open.RealTime), and
+	// RealTimeErr why it did not or stopped, when it was asked to, or a
+	// failure to give the priority back.
+	RealTime    bool
+	RealTimeErr error
 }
 
 // Arrivals returns the number of arrivals due: Started + Dropped.
