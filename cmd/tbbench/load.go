@@ -57,7 +57,7 @@ func runLoad(args []string) int {
 		runID     = fs.String("run-id", "", "name of the run's output directory (default: time and tier)")
 		progress  = fs.String("progress", "auto", "`auto`, bar or lines")
 		timeout   = fs.Duration("call-timeout", 10*time.Second, "longest wait for one call")
-		realTime  = fs.String("realtime-pacer", "auto", "`auto`, on or off: the open tiers' scheduler waits for each arrival on a thread of its own at a real-time priority (Linux, SCHED_FIFO 1; needs root or CAP_SYS_NICE), so that arrivals start on time on cores shared with the server; auto falls back to an ordinary priority where that is refused, and load.md says which")
+		realTime  = fs.String("realtime-pacer", "off", "`off`, auto or on: with auto or on the open tiers' scheduler waits for each arrival on a thread of its own at a real-time priority (Linux, SCHED_FIFO 1; needs root or CAP_SYS_NICE), so that arrivals start on time on cores shared with the server, at some cost to the server's latency there (README: figures); auto falls back to an ordinary priority where that is refused, on refuses to start, and load.md says which")
 		cpuProf   = fs.String("cpuprofile", "", "write this process's CPU profile (client, sidecar, verification) to `file`; "+target.ProfileEnv+"=PREFIX in the environment makes each child server write its own to PREFIX.<pid>.pprof")
 		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
 		with      multi

@@ -23,9 +23,11 @@ import (
 //
 // The processor the scheduler keeps is made up for: while it runs,
 // GOMAXPROCS is one higher, so the generator's other goroutines (users, an
-// in-process sidecar) have as many as before. The cost left is the
-// real-time thread's spin before each arrival (Real.Spin), which pre-empts
-// the target's threads.
+// in-process sidecar) have as many as before. On cores shared with the
+// target the precise schedule still costs the target some latency: the
+// real-time thread's spin before each arrival (Real.Spin) and the users it
+// runs pre-empt the target's threads, and the extra processor lets the
+// generator take more of the cores at once.
 //
 // Real-time priority needs CAP_SYS_NICE (root has it) or an RLIMIT_RTPRIO
 // above 0, and Linux. It applies only with the Real clock.
