@@ -57,6 +57,11 @@ func (o *Open) Run(ctx context.Context, fn Func) (Result, error) {
 		return Result{}, errors.New("pace: open executor needs at least one user")
 	}
 	clk := clockOr(o.Clock)
+	var res Result
+	sleep, rt, err := o.pacing(clk, &res)
+	if err != nil {
+		return Result{}, err
+	}
 	iterCtx, cancelIter := context.WithCancel(ctx)
 	defer cancelIter()
 
@@ -85,16 +90,6 @@ func (o *Open) Run(ctx context.Context, fn Func) (Result, error) {
 		}()
 	}
 
-	var res Result
-	sleep, rt, err := o.pacing(clk, &res)
-	if err != nil {
-		cancelIter()
-		for _, w := range work {
-			close(w)
-		}
-		users.Wait()
-		return Result{}, err
-	}
 	releaseProc := func() {}
 	if rt != nil {
 		releaseProc = addProc()
@@ -173,7 +168,7 @@ func (o *Open) schedule(ctx context.Context, clk Clock, sleep func(context.Conte
 			if err := rt.enter(); err != nil {
 				// The priority can't move to this thread: go on without.
 				res.RealTime, res.RealTimeErr = false, err
-				rt, sleep = nil, clk.Sleep
+				release()
 			}
 		}
 		if wait := due.Sub(clk.Now()); wait > 0 {
