@@ -59,7 +59,7 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 		}
 		for _, g := range c.Gates {
 			if !isComputedGate(g.Name) {
-				out.Gates = append(out.Gates, Gate{Name: c.RunID + ": " + g.Name, Passed: g.Passed, Detail: g.Detail})
+				out.Gates = append(out.Gates, Gate{Name: c.RunID + ": " + g.Name, Passed: g.Passed, Inconclusive: g.Inconclusive, Detail: g.Detail})
 			}
 		}
 	}

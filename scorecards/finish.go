@@ -30,7 +30,8 @@ const CorrectnessThreshold = 0.95
 //     least CorrectnessThreshold) and, when the security axis is measured,
 //     GateSecurity (security score 1: security is a gate in §5.7); they are
 //     followed by the gates the caller added;
-//   - sets Verdict to VerdictPass iff every gate passed.
+//   - sets Verdict to VerdictPass iff every gate passed, VerdictFail when
+//     one failed, else VerdictInconclusive.
 //
 // Finish may be called again after a change: the computed gates are
 // replaced, the caller's kept.
@@ -49,8 +50,11 @@ func (s *Scorecard) Finish() {
 	s.Gates = gates
 	s.Verdict = VerdictPass
 	for _, g := range s.Gates {
-		if !g.Passed {
+		switch {
+		case g.Failed():
 			s.Verdict = VerdictFail
+		case !g.Passed && s.Verdict == VerdictPass:
+			s.Verdict = VerdictInconclusive
 		}
 	}
 }

@@ -2,6 +2,7 @@ package scorecards
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -171,5 +172,29 @@ func TestFinishKeepsCallerGatesAndIsIdempotent(t *testing.T) {
 	}
 	if s.Verdict != VerdictFail {
 		t.Fatalf("verdict %q with a failed caller gate, want fail", s.Verdict)
+	}
+}
+
+// An inconclusive gate makes the verdict inconclusive unless another gate
+// failed; it is never a pass.
+func TestFinishInconclusiveGate(t *testing.T) {
+	passing := []LevelResult{{Level: Core, Passed: 20, Required: true}}
+	unsure := Gate{Name: "load thresholds met", Inconclusive: true, Detail: "the machine could not sustain 800 calls/s"}
+	s := Scorecard{Axes: []Axis{Correctness(passing)}, Gates: []Gate{unsure}}
+	s.Finish()
+	if s.Verdict != VerdictInconclusive {
+		t.Fatalf("verdict %q with an inconclusive gate, want inconclusive", s.Verdict)
+	}
+	if g := gate(t, s, unsure.Name); g.Failed() || g.Result() != "inconclusive" {
+		t.Fatalf("gate %+v: failed %v, result %q", g, g.Failed(), g.Result())
+	}
+	failing := []LevelResult{{Level: Core, Passed: 9, Failed: 1, Required: true}}
+	s = Scorecard{Axes: []Axis{Correctness(failing)}, Gates: []Gate{unsure}}
+	s.Finish()
+	if s.Verdict != VerdictFail {
+		t.Fatalf("verdict %q with a failed and an inconclusive gate, want fail", s.Verdict)
+	}
+	if md := s.Markdown(); !strings.Contains(md, "| load thresholds met | inconclusive |") {
+		t.Fatalf("markdown gate row missing:\n%s", md)
 	}
 }

@@ -119,11 +119,7 @@ func writeGates(b *strings.Builder, gates []Gate) {
 	}
 	b.WriteString("| Gate | Result | Detail |\n|---|---|---|\n")
 	for _, g := range gates {
-		result := "FAIL"
-		if g.Passed {
-			result = "pass"
-		}
-		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(g.Name), result, cell(g.Detail))
+		fmt.Fprintf(b, "| %s | %s | %s |\n", cell(g.Name), g.Result(), cell(g.Detail))
 	}
 	b.WriteString("\n")
 }

@@ -10,6 +10,10 @@ const SchemaVersion = "1"
 const (
 	VerdictPass = "pass"
 	VerdictFail = "fail"
+	// VerdictInconclusive is a run that could not judge: no gate failed,
+	// but one could not tell (the machine could not sustain the load, or a
+	// confidence interval straddled its limit). Never a pass, never a fail.
+	VerdictInconclusive = "inconclusive"
 )
 
 // Scorecard is the result of one run: what ran against what, on which
@@ -28,7 +32,8 @@ type Scorecard struct {
 	// Overall is the weighted mean of the measured axes, nil when none is.
 	Overall *float64 `json:"overall"`
 	Gates   []Gate   `json:"gates"`
-	// Verdict is VerdictPass iff every gate passed.
+	// Verdict is VerdictPass iff every gate passed, VerdictFail when one
+	// failed, else VerdictInconclusive (a gate could not tell).
 	Verdict string `json:"verdict"`
 }
 
@@ -69,11 +74,29 @@ type Harness struct {
 	GoVersion string `json:"goVersion"`
 }
 
-// Gate is a hard pass/fail condition: any failed gate fails the run.
+// Gate is a hard pass/fail condition: any failed gate fails the run. A
+// gate that could not tell (Inconclusive, with Passed false) makes the run
+// inconclusive unless another gate failed.
 type Gate struct {
-	Name   string `json:"name"`
-	Passed bool   `json:"passed"`
-	Detail string `json:"detail"`
+	Name         string `json:"name"`
+	Passed       bool   `json:"passed"`
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Detail       string `json:"detail"`
+}
+
+// Failed reports whether the gate failed: not passed, and not inconclusive.
+func (g Gate) Failed() bool { return !g.Passed && !g.Inconclusive }
+
+// Result names the gate's outcome for people: "pass", "FAIL" or
+// "inconclusive".
+func (g Gate) Result() string {
+	switch {
+	case g.Passed:
+		return "pass"
+	case g.Inconclusive:
+		return "inconclusive"
+	}
+	return "FAIL"
 }
 
 // Axis returns the first axis of the scorecard with the given name.

@@ -11,11 +11,14 @@ import (
 	"github.com/thoughtbox-bench/tbbench/scorecards/regress"
 )
 
-// Exit statuses of tbbench compare.
+// Exit statuses of tbbench compare. Nothing judged (too few rounds for any
+// load figure to detect a difference, or nothing compared at all) shares
+// status 2 with bad input: neither is a pass.
 const (
-	exitCompareOK         = 0
-	exitCompareRegression = 1
-	exitCompareBadInput   = 2
+	exitCompareOK            = 0
+	exitCompareRegression    = 1
+	exitCompareBadInput      = 2
+	exitCompareNothingJudged = 2
 )
 
 func runCompare(args []string) int {
@@ -32,7 +35,10 @@ brings NAME.load.json). Axis scores and level pass rates: a drop of more
 than 5 pp is a regression. Load figures (throughput, p99, thought p99 per
 target, one value per round): a Mann-Whitney U test (alpha 0.05) and a
 confidence interval on the ratio; a significant change for the worse of
-more than 5 % is a regression, no significant difference never is. Runs on
+more than 5 % is a regression, no significant difference never is. With
+too few rounds (3 against 3 at alpha 0.05) the U test can never reach
+p < alpha: such a figure cannot detect a difference, and when none can the
+comparison judged nothing (the report's first line says so). Runs on
 machines of different fingerprints are shown but not gated. A gate file
 sets floors and other limits, e.g.
 
@@ -44,7 +50,9 @@ sets floors and other limits, e.g.
 The report (Markdown) goes to stdout and is appended to $GITHUB_STEP_SUMMARY
 when that is set.
 
-Exit status: 0 no regression (or not comparable), 1 regression, 2 bad input.
+Exit status: 0 no regression (or not comparable), 1 regression, 2 nothing
+judged (no load figure can detect a difference, or nothing in common to
+compare) or bad input.
 
 Flags:
 `)
@@ -65,12 +73,17 @@ Flags:
 	}
 	md := res.Markdown()
 	fmt.Print(md)
-	if err := appendStepSummary(md); err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench compare: GITHUB_STEP_SUMMARY:", err)
-	}
+	summaryErr := appendStepSummary(md)
+	// The headline is the first line on stderr too.
 	fmt.Fprintf(os.Stderr, "tbbench compare: %s (in %s)\n", res.Headline(), time.Since(start).Round(time.Millisecond))
-	if res.Regressed() {
+	if summaryErr != nil {
+		fmt.Fprintln(os.Stderr, "tbbench compare: GITHUB_STEP_SUMMARY:", summaryErr)
+	}
+	switch {
+	case res.Regressed(): // a regression outranks nothing judged
 		return exitCompareRegression
+	case res.NothingJudged():
+		return exitCompareNothingJudged
 	}
 	return exitCompareOK
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -112,5 +114,75 @@ func TestBaselineSaveShowAndCompareWithDir(t *testing.T) {
 	}
 	if code, stderr := capture(t, "compare", "--baseline-dir", filepath.Join(dir, "none"), compareCard(t, 0.98, "Test CPU")); code != 2 || !strings.Contains(stderr, "none") {
 		t.Fatalf("compare with a missing dir: exit %d: %s", code, stderr)
+	}
+}
+
+// compareLoad writes a load.json of the regression tier into the run
+// directory dir: target fs, one round per throughput (calls/s) in tputs,
+// every call taking latMs[i] in round i.
+func compareLoad(t *testing.T, dir string, tputs, latMs []float64) {
+	t.Helper()
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	m := scorecards.Machine{OS: "linux", Arch: "amd64", CPUModel: "Test CPU", Cores: 2, GOMAXPROCS: 2}
+	r := &load.Report{SchemaVersion: load.SchemaVersion, RunID: "load", Tier: "regression", Nonce: "n0", Segments: []string{"1/1"},
+		Workload: "default", WorkloadHash: "0123456789abcdef", StartedAt: start, FinishedAt: start.Add(time.Minute), Machine: m,
+		Targets:   []load.TargetInfo{{Label: "fs", Kind: "embedded", Transport: "http", Storage: "fs"}},
+		Summaries: []load.Summary{}, Comparisons: []load.Comparison{}, Problems: []string{}, Verdict: load.VerdictPass}
+	for i, tput := range tputs {
+		rec := metrics.NewRecorder(start, 1)
+		calls, lat := int(tput), time.Duration(latMs[i]*float64(time.Millisecond))
+		for c := range calls {
+			sent := start.Add(time.Duration(c) * time.Second / time.Duration(calls))
+			rec.Record(0, metrics.Call{Op: "thought", Sent: sent, Done: sent.Add(lat)})
+		}
+		r.Phases = append(r.Phases, load.PhaseResult{Name: "regression fs", Label: "fs", Round: i + 1, Users: 1, Target: "fs",
+			Seconds: 1, Metrics: rec.Snapshot(start.Add(time.Second))})
+	}
+	doc, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "load.json"), doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompareExitStatusOverRounds: with 3 rounds a side no load figure can
+// detect a difference, however large: the comparison judged nothing and
+// exits 2, saying so in the first line of stdout and stderr. With 6 rounds
+// a clear shift is a regression (1) and the same figures are none (0).
+func TestCompareExitStatusOverRounds(t *testing.T) {
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	run := func(robustness float64, tputs, latMs []float64) string {
+		dir := compareCard(t, robustness, "Test CPU")
+		compareLoad(t, dir, tputs, latMs)
+		return dir
+	}
+	base3 := run(0.98, []float64{800, 810, 790}, []float64{5, 5.1, 4.9})
+	half3 := run(0.98, []float64{400, 405, 395}, []float64{10, 10.2, 9.8})
+	worseScore3 := run(0.80, []float64{800, 810, 790}, []float64{5, 5.1, 4.9})
+	base6 := run(0.98, []float64{800, 810, 790, 805, 795, 800}, []float64{5, 5.1, 4.9, 5.05, 4.95, 5})
+	shifted6 := run(0.98, []float64{560, 567, 553, 563, 556, 560}, []float64{6.5, 6.6, 6.4, 6.55, 6.45, 6.5}) // −30 %, +30 %
+	same6 := run(0.98, []float64{798, 812, 791, 803, 796, 801}, []float64{5.02, 5.08, 4.93, 5.04, 4.96, 5.01})
+
+	for _, c := range []struct {
+		name      string
+		base, cur string
+		code      int
+		first     string // the first line of stdout, after "## tbbench compare: "
+	}{
+		{"3 rounds", base3, half3, 2, "nothing judged: none of the 3 load figures can detect a difference — 3 rounds against 3: the U test cannot reach p < 0.05 (smallest possible p 0.100), at least 4 against 4 are needed"},
+		{"3 rounds, a score regression", base3, worseScore3, 1, "REGRESSION (1); none of the 3 load figures can detect a difference — 3 rounds against 3: "},
+		{"6 rounds, 30 % worse", base6, shifted6, 1, "REGRESSION (3)"},
+		{"6 rounds, the same", base6, same6, 0, "no regression"},
+	} {
+		code, stdout, stderr := captureAll(t, "compare", c.base, c.cur)
+		first, _, _ := strings.Cut(stdout, "\n")
+		if code != c.code || !strings.HasPrefix(first, "## tbbench compare: "+c.first) || !strings.HasPrefix(stderr, "tbbench compare: "+c.first) {
+			t.Errorf("%s: exit %d, want %d\nstdout starts %q\nstderr %q\nwant them to start with %q", c.name, code, c.code, first, stderr, c.first)
+		}
+		if c.code == 0 && strings.Contains(stdout, "cannot detect: too few rounds") {
+			t.Errorf("%s: a figure cannot detect:\n%s", c.name, stdout)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +36,10 @@ const (
 	exitLoadFail       = 1 // thoughts lost or a phase aborted
 	exitLoadBadInput   = 2 // bad flags or workload, or an unreachable target
 	exitLoadThresholds = threshold.ExitThresholds
+	// exitLoadInconclusive: the run could not tell (the no-op ceiling could
+	// not hold the tier, or a relative threshold's interval straddled its
+	// limit): neither pass nor fail.
+	exitLoadInconclusive = 3
 )
 
 func runLoad(args []string) int {
@@ -60,8 +65,11 @@ func runLoad(args []string) int {
 		realTime  = fs.String("realtime-pacer", "off", "`off`, auto or on: with auto or on the open tiers' scheduler waits for each arrival on a thread of its own at a real-time priority (Linux, SCHED_FIFO 1; needs root or CAP_SYS_NICE), so that arrivals start on time on cores shared with the server, at some cost to the server's latency there (README: figures); auto falls back to an ordinary priority where that is refused, on refuses to start, and load.md says which")
 		cpuProf   = fs.String("cpuprofile", "", "write this process's CPU profile (client, sidecar, verification) to `file`; "+target.ProfileEnv+"=PREFIX in the environment makes each child server write its own to PREFIX.<pid>.pprof")
 		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
+		baseline  = fs.String("baseline", "", "the `NAME` of the --subject the others are judged against by ratio{vs:baseline} thresholds (default: the first --subject; with --compare-storage, none unless named)")
 		with      multi
+		subjectFl multi
 	)
+	fs.Var(&subjectFl, "subject", "`NAME=SPEC`: a subject measured in the same interleaved rounds as the others (repeatable), SPEC one of "+subjectSpecs+" (COMMAND as --command: words split on spaces, {port} a free port, --transport applies, default stdio); the no-op ceiling is added when every subject speaks HTTP")
 	fs.Var(&with, "with", "`run directory` of an earlier tbbench run (e.g. conform) whose scorecard joins this run's in one scorecard.json (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench load [flags]
@@ -75,6 +83,29 @@ the scheduled time); closed tiers run a fixed number of users back to back.
 Every call is recorded in HDR histograms by operation and outcome class, and
 after the load every acknowledged thought is read back.
 
+Subjects: --subject NAME=SPEC (repeatable) names each server the run
+measures, e.g. two builds of one server:
+
+  tbbench load --tier regression --transport http \
+    --subject base=cmd:"base/thoughtbox --port {port}" \
+    --subject head=cmd:"head/thoughtbox --port {port}" --baseline base
+
+Every subject runs in the same rounds, its order rotated each round, beside
+the no-op ceiling. load.md gives each subject's ratios to the baseline and to
+the ceiling, paired round by round, with 95 % confidence intervals: latency,
+throughput, and for servers run as child processes their CPU time per call
+and RSS. --compare-storage fs,memory,sqlite is shorthand for one embedded
+subject per storage mode.
+
+Thresholds may be relative (the ratio metric): ratio{op:thought,vs:ceiling}:
+p(99)<4, ratio{vs:baseline}: cpu_per_call<1.10. A relative threshold fails
+only when its whole confidence interval is past the limit, passes when all
+of it is within, and is inconclusive when the interval straddles the limit.
+The tier's ceiling conditions say what the no-op ceiling must hold for the
+run to judge anything (the default regression tier: thought p99 under 25 ms,
+under 1 % of arrivals dropped, schedule lag p99 under 10 ms); when it misses
+one, the machine could not sustain the tier and the verdict is inconclusive.
+
 Tiers: smoke (seconds), regression (fixed rate, rounds), stress (rate ladder,
 maximum sustainable rate), soak (long; slopes), long-session (10,000
 thoughts: last 100 against first 100), listing (1,000 and 10,000 stored
@@ -87,8 +118,10 @@ transcripts/ (the first user's calls per phase, and every error), and
 prometheus/ (the configuration, log and own calls of the Prometheus that
 scraped the sidecars).
 
-Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input or an
-unreachable target; 99 a threshold failed.
+Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input, an
+unreachable target, or nothing judged (every relative threshold rests on one
+round: no confidence interval; the first line says so); 3 inconclusive (the machine could not sustain the tier,
+or a relative threshold could not tell); 99 a threshold failed.
 
 Flags:
 `)
@@ -167,10 +200,29 @@ Flags:
 	if err := spec.Validate(); err != nil {
 		return bad(err)
 	}
-	subjects, err := loadSubjects(spec, *compare, *ceiling, *tgt == "noop")
+	var runSubjects []load.Subject
+	runBaseline := *baseline
+	if len(subjectFl) > 0 {
+		for _, other := range []struct {
+			flag string
+			set  bool
+		}{{"--compare-storage", *compare != ""}, {"--url", tf.url != ""}, {"--command", tf.command != ""},
+			{"--target", *tgt != ""}, {"--compare-observatory", *compareOb}} {
+			if other.set {
+				return bad(errSubjectWith(other.flag))
+			}
+		}
+		runSubjects, runBaseline, err = subjectsFromFlags(subjectFl, spec, tf.transport != "", *ceiling, *baseline)
+	} else {
+		runSubjects, err = loadSubjects(spec, *compare, *ceiling, *tgt == "noop")
+	}
 	if err != nil {
 		return bad(err)
 	}
+	if len(subjectFl) == 0 && runBaseline != "" && !slices.ContainsFunc(runSubjects, func(s load.Subject) bool { return s.Label == runBaseline }) {
+		return bad(fmt.Errorf("--baseline %q: not one of the subjects (%s)", runBaseline, labels(runSubjects)))
+	}
+	subjects := runSubjects
 	var observatory *load.ObservatoryOptions
 	if *compareOb {
 		if subjects, observatory, err = observatorySubjects(spec, subjects, *compare); err != nil {
@@ -196,7 +248,8 @@ Flags:
 	stopProgress := showLoadProgress(*progress, live)
 	fmt.Fprintf(os.Stderr, "tbbench load: tier %s, targets %s, segment %s, seed %d, output %s\n", *tier, labels(subjects), sg, *seed, dir)
 	rep, err := load.Run(ctx, load.Options{Tier: *tier, Workload: w, Subjects: subjects, Seed: *seed, Segment: sg,
-		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch, Observatory: observatory, RealTime: rtMode})
+		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch, Observatory: observatory, RealTime: rtMode,
+		Baseline: runBaseline})
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)
@@ -234,6 +287,12 @@ Flags:
 		return exitLoadFail
 	case rep.ThresholdsFailed():
 		return exitLoadThresholds
+	case rep.NothingJudged != "":
+		fmt.Fprintln(os.Stderr, "tbbench load:", rep.NothingJudged)
+		return exitLoadBadInput
+	case rep.Verdict == load.VerdictInconclusive:
+		fmt.Fprintln(os.Stderr, "tbbench load: inconclusive:", rep.Inconclusive)
+		return exitLoadInconclusive
 	case rep.Verdict != load.VerdictPass:
 		return exitLoadFail
 	}

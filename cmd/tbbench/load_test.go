@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
 )
@@ -67,6 +68,19 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--url", "http://" + addr + "/mcp", "--compare-storage", "fs,memory"}, []string{"compare-storage"}},
 		{[]string{"--target", "pigeon"}, []string{"pigeon"}},
 		{[]string{"--realtime-pacer", "maybe"}, []string{"realtime-pacer", "maybe"}},
+		{[]string{"--subject", "base"}, []string{"--subject", `"base"`, "NAME=SPEC"}},
+		{[]string{"--subject", "a=tape:1"}, []string{"--subject", "a=tape:1", `unknown kind "tape"`}},
+		{[]string{"--subject", "a=embedded:tape"}, []string{"--subject", "a=embedded:tape", "fs, memory, sqlite"}},
+		{[]string{"--subject", "a=embedded"}, []string{"--subject", "a=embedded", "storage mode"}},
+		{[]string{"--subject", "a=cmd:"}, []string{"--subject", "a=cmd:", "command line"}},
+		{[]string{"--subject", "a=url:ftp://x"}, []string{"--subject", "a=url:ftp://x", "http://"}},
+		{[]string{"--subject", "a=noop:x"}, []string{"--subject", "a=noop:x"}},
+		{[]string{"--subject", "ceiling=embedded:fs"}, []string{"--subject", "ceiling=embedded:fs", "no-op"}},
+		{[]string{"--subject", "a b=embedded:fs"}, []string{"--subject", "a b=embedded:fs", "name"}},
+		{[]string{"--subject", "a=embedded:fs", "--subject", "a=embedded:memory"}, []string{"--subject", "a=embedded:memory", "twice"}},
+		{[]string{"--subject", "a=embedded:fs", "--baseline", "b"}, []string{"--baseline", `"b"`}},
+		{[]string{"--subject", "a=embedded:fs", "--compare-storage", "fs"}, []string{"--subject", "--compare-storage"}},
+		{[]string{"--compare-storage", "fs,memory", "--baseline", "sqlite"}, []string{"--baseline", `"sqlite"`}},
 	} {
 		code, stderr := capture(t, append([]string{"load", "--out", dir, "--progress", "lines"}, c.args...)...)
 		if code != exitLoadBadInput {
@@ -97,5 +111,80 @@ func TestLoadThresholdExitStatus(t *testing.T) {
 	}
 	if code, _ := capture(t, "merge", "--out", dir, filepath.Join(dir, "r", "load.json"), filepath.Join(dir, "r", "load.json")); code != 2 {
 		t.Errorf("merging one segment twice: exit %d", code)
+	}
+}
+
+// TestLoadSubjectsAndInconclusive runs two subjects in interleaved rounds
+// beside the ceiling and reads their paired ratios from load.json; then a
+// tier whose ceiling condition the machine cannot meet exits 3, with the
+// reason in load.md and the scorecard.
+func TestLoadSubjectsAndInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	w := filepath.Join(dir, "w.yaml")
+	os.WriteFile(w, []byte(`tiers:
+  smoke:
+    model: closed
+    users: 1
+    duration: 300ms
+    rounds: 3
+    thresholds:
+      errors: ["count==0"]
+      ratio{vs:baseline}: ["throughput>0.001"]
+`), 0o644)
+	code, stderr := capture(t, "load", "--in-process", "--prometheus", "off", "--workload", w, "--out", dir, "--run-id", "ab", "--progress", "lines",
+		"--subject", "base=embedded:memory", "--subject", "head=embedded:memory")
+	if code != exitLoadPass {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := load.ReadReport(filepath.Join(dir, "ab", "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Baseline != "base" || len(rep.Targets) != 3 || rep.Targets[2].Label != load.CeilingLabel {
+		t.Fatalf("baseline %q, targets %+v", rep.Baseline, rep.Targets)
+	}
+	vs := map[string]bool{}
+	for _, x := range rep.Ratios {
+		if x.Subject == "head" && x.Figure == "throughput" && len(x.Rounds) == 3 && x.Bounded {
+			vs[x.Versus] = true
+		}
+	}
+	if !vs["ceiling"] || !vs["baseline"] {
+		t.Fatalf("head's throughput ratios to the ceiling and the baseline missing: %+v", rep.Ratios)
+	}
+	if len(rep.Relative) != 1 || rep.Relative[0].Subject != "head" || rep.Relative[0].Status != "passed" {
+		t.Fatalf("relative thresholds %+v", rep.Relative)
+	}
+
+	// One round gives no interval: nothing judged, exit 2, said first.
+	code, stderr = capture(t, "load", "--in-process", "--prometheus", "off", "--workload", w, "--rounds", "1", "--out", dir, "--run-id", "one",
+		"--progress", "lines", "--subject", "base=embedded:memory", "--subject", "head=embedded:memory")
+	if code != exitLoadBadInput || !strings.Contains(stderr, "nothing judged: 1 relative threshold(s) rest on 1 paired round(s)") {
+		t.Fatalf("one round: exit %d: %s", code, stderr)
+	}
+
+	os.WriteFile(w, []byte(`tiers:
+  smoke:
+    model: closed
+    users: 1
+    duration: 300ms
+    rounds: 2
+    thresholds:
+      latency: ["p(99)<1ns"]
+    ceiling:
+      latency: ["p(99)<1ns"]
+`), 0o644)
+	code, stderr = capture(t, "load", "--in-process", "--prometheus", "off", "--workload", w, "--out", dir, "--run-id", "busy", "--progress", "lines",
+		"--compare-storage", "memory")
+	if code != exitLoadInconclusive {
+		t.Fatalf("exit %d, want %d: %s", code, exitLoadInconclusive, stderr)
+	}
+	if !strings.Contains(stderr, "inconclusive: the machine could not sustain the tier: the no-op ceiling's latency p(99)") {
+		t.Errorf("stderr does not say why: %s", stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "busy", "load.md"))
+	card, _ := os.ReadFile(filepath.Join(dir, "busy", "scorecard.json"))
+	if !strings.Contains(string(md), "## Inconclusive") || !strings.Contains(string(card), `"inconclusive": true`) {
+		t.Errorf("load.md or scorecard.json does not carry the inconclusive verdict")
 	}
 }

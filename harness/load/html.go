@@ -18,6 +18,9 @@ func (r *Report) HTML() string {
 	p := chart.NewPage(fmt.Sprintf("tbbench load: tier %s — %s", r.Tier, r.Verdict))
 	p.Text(fmt.Sprintf("Run %s, seed %d, workload %s, segments %s, machine %s.", r.RunID, r.Seed, r.Workload,
 		strings.Join(r.Segments, " "), r.Machine.Fingerprint()))
+	if r.Inconclusive != "" {
+		p.Text("Inconclusive: " + r.Inconclusive + ".")
+	}
 	for _, prob := range r.Problems {
 		p.Text("Problem: " + prob)
 	}

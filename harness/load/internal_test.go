@@ -77,18 +77,24 @@ func TestSlope(t *testing.T) {
 	}
 }
 
-// TestScorecardAxes scores a report with known figures.
+// TestScorecardAxes scores a report with known figures: ratios to the
+// ceiling, never absolute milliseconds.
 func TestScorecardAxes(t *testing.T) {
 	r := &Report{Tier: workload.Regression, Targets: []TargetInfo{{Label: "memory", Kind: "embedded"}, {Label: CeilingLabel, Kind: "noop"}},
-		Comparisons: []Comparison{{Metric: "throughput", A: "memory", B: CeilingLabel, Ratio: Stat{Median: 0.4, N: 3}}},
-		Summaries:   []Summary{{Label: "memory", ThoughtP99Ms: Stat{Median: 10, N: 3}}}}
+		Ratios: []Ratio{
+			{Subject: "memory", Versus: "ceiling", Reference: CeilingLabel, Figure: "cpu_per_call", Estimate: 2.5, Low: 2.4, High: 2.6, Bounded: true, Rounds: []float64{2.4, 2.6}},
+			{Subject: "memory", Versus: "ceiling", Reference: CeilingLabel, Op: "thought", Figure: "p(99)", Estimate: 4, Low: 3, High: 5, Bounded: true, Rounds: []float64{3, 5}},
+			{Subject: "memory", Versus: "ceiling", Reference: CeilingLabel, Figure: "throughput", Estimate: 0.5, Rounds: []float64{0.5}},
+		},
+		Summaries: []Summary{{Label: "memory", ThoughtP99Ms: Stat{Median: 10, N: 3}}}}
 	c := r.Scorecard(scorecards.Harness{})
 	a, ok := c.Axis(scorecards.AxisPerformance)
 	if !ok || a.Score == nil {
 		t.Fatal("no performance axis")
 	}
-	// memory reached 0.4 of the ceiling against 0.8 (0.5) and a p99 of
-	// 10 ms against 5 (0.5): the geometric mean is 0.5.
+	// memory's CPU per call is 2.5× the ceiling's against 1.25 (0.5), its
+	// thought p99 4× against 2 (0.5): the geometric mean is 0.5; the
+	// throughput share at a fixed rate is no item.
 	if math.Abs(*a.Score-0.5) > 1e-9 || len(a.Checks) != 2 || a.Checks[0].Passed || a.Checks[1].Passed {
 		t.Errorf("performance %v %+v", *a.Score, a.Checks)
 	}

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
@@ -61,6 +62,9 @@ type Options struct {
 	// Observatory, when set, compares two subjects as the same server with
 	// its Observatory off and on (observatory.go).
 	Observatory *ObservatoryOptions
+	// Baseline is the label of the subject the others are judged against
+	// by ratio{vs:baseline} thresholds; "" for none.
+	Baseline string
 	// RealTime says whether open phases' schedulers wait for arrivals at a
 	// real-time priority (pace.RealTime; zero: off).
 	RealTime pace.RealTime
@@ -93,6 +97,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if len(o.Subjects) == 0 {
 		return nil, errors.New("no target to measure")
+	}
+	if o.Baseline != "" && !slices.ContainsFunc(o.Subjects, func(s Subject) bool { return s.Label == o.Baseline }) {
+		return nil, fmt.Errorf("the baseline %q is not one of the subjects", o.Baseline)
 	}
 	if o.Nonce == "" {
 		o.Nonce = fmt.Sprintf("n%08x", uint32(o.Segment.Seed(o.Seed)))

@@ -23,23 +23,28 @@ func (r *Report) Markdown() string {
 			fmt.Fprintf(&b, "- %s\n", p)
 		}
 	}
+	r.verdictLines(&b)
 	if len(r.Summaries) > 0 {
 		b.WriteString("\n## Throughput and latency (median [95 % CI] over rounds)\n\n")
-		b.WriteString("| Target | calls/s | p99 ms | thought p99 ms | calls | errors | dropped | acknowledged | lost | server CPU % | max RSS MiB |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| Target | calls/s | p99 ms | thought p99 ms | calls | errors | dropped | acknowledged | lost | server CPU % | server CPU µs per call | max RSS MiB |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Summaries {
-			cpu := "—"
+			cpu, perCall := "—", "—"
 			if s.CPUPercent != nil {
 				cpu = fmt.Sprintf("%.0f", s.CPUPercent.Median)
+			}
+			if s.CPUPerCallUs != nil {
+				perCall = s.CPUPerCallUs.String()
 			}
 			rss := "—"
 			if s.MaxRSSMiB > 0 {
 				rss = fmt.Sprintf("%.0f", s.MaxRSSMiB)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", s.Label, s.Throughput, s.P99Ms,
-				s.ThoughtP99Ms, s.Calls, s.Errors, s.Dropped, s.Acknowledged, s.Lost, cpu, rss)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n", s.Label, s.Throughput, s.P99Ms,
+				s.ThoughtP99Ms, s.Calls, s.Errors, s.Dropped, s.Acknowledged, s.Lost, cpu, perCall, rss)
 		}
 	}
+	r.ratioTables(&b)
 	r.opTable(&b)
 	if len(r.Comparisons) > 0 {
 		b.WriteString("\n## Comparisons (ratio of A to B per paired round, median [95 % CI])\n\n| Metric | A | B | A / B |\n|---|---|---|---|\n")

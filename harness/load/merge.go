@@ -150,6 +150,9 @@ func mergeStress(reps []*Report) []StressResult {
 // Summary renders the few lines a person reads at the end of a run.
 func (r *Report) Summary() string {
 	var b strings.Builder
+	if r.NothingJudged != "" {
+		b.WriteString(r.NothingJudged + "\n")
+	}
 	for _, s := range r.Summaries {
 		fmt.Fprintf(&b, "%-8s %8.0f calls/s  p99 %7.3f ms  thought p99 %7.3f ms  errors %d  dropped %d  acknowledged %d  lost %d\n",
 			s.Label, s.Throughput.Median, s.P99Ms.Median, s.ThoughtP99Ms.Median, s.Errors, s.Dropped, s.Acknowledged, s.Lost)
@@ -185,6 +188,7 @@ func (r *Report) Summary() string {
 		}
 		b.WriteString("\n")
 	}
+	r.ratioSummary(&b)
 	b.WriteString(r.observabilityLine())
 	b.WriteString(r.observatoryLines())
 	for _, p := range r.Problems {

@@ -101,11 +101,15 @@ const (
 
 // ProcessStats is the server process's resource use during a phase.
 type ProcessStats struct {
-	PID        int       `json:"pid"`
-	CPUSeconds float64   `json:"cpuSeconds"`
-	CPUPercent float64   `json:"cpuPercent"`
-	MaxRSSMiB  float64   `json:"maxRssMiB"`
-	RSSMiB     []float64 `json:"rssMiB"` // one sample a second
+	PID        int     `json:"pid"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	CPUPercent float64 `json:"cpuPercent"`
+	// CPUPerCallUs is CPUSeconds over the calls the phase completed, in
+	// microseconds: what one call cost the server, however busy the
+	// machine was (CPU time, not wall time).
+	CPUPerCallUs float64   `json:"cpuPerCallUs,omitempty"`
+	MaxRSSMiB    float64   `json:"maxRssMiB"`
+	RSSMiB       []float64 `json:"rssMiB"` // one sample a second
 }
 
 // ThresholdOutcome is one threshold's verdict.
@@ -116,6 +120,10 @@ type ThresholdOutcome struct {
 	Expression string `json:"expression"`
 	Status     string `json:"status"`
 	Observed   string `json:"observed"`
+	// Subject and Reference name what a relative threshold compared: the
+	// subject's label and the ceiling's or the baseline's.
+	Subject   string `json:"subject,omitempty"`
+	Reference string `json:"reference,omitempty"`
 }
 
 // Passed reports whether no threshold failed and the verification passed.
@@ -226,6 +234,9 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	}
 	out.Process = sampler.stop()
 	out.Metrics = rec.Snapshot(res.End)
+	if calls := out.Metrics.Total().Calls; out.Process != nil && calls > 0 {
+		out.Process.CPUPerCallUs = out.Process.CPUSeconds * 1e6 / float64(calls)
+	}
 	out.Slopes = slopes(out)
 	if s.Verify && s.Target.Info().Kind != target.KindNoop {
 		var v Verification
@@ -309,10 +320,14 @@ func (r *runner) watch(ctx context.Context, rec *metrics.Recorder, ts []threshol
 	return func() { close(done); wg.Wait() }
 }
 
-// evaluate checks every threshold against a finished phase.
+// evaluate checks every threshold against a finished phase; relative ones
+// (the ratio metric) compare subjects and are judged with the whole run.
 func evaluate(ts []threshold.Threshold, p PhaseResult) []ThresholdOutcome {
 	out := make([]ThresholdOutcome, 0, len(ts))
 	for _, t := range ts {
+		if t.Selector.Kind() == threshold.Ratio {
+			continue
+		}
 		res := threshold.Evaluate(t, lookup(p.Metrics))
 		out = append(out, ThresholdOutcome{Threshold: t.String(), Selector: t.Selector.String(), Expression: t.Expression.Text,
 			Status: res.Status.String(), Observed: res.ObservedText()})

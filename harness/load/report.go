@@ -8,9 +8,12 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -40,10 +43,32 @@ type Report struct {
 	Summaries []Summary `json:"summaries"`
 	// Comparisons are throughput and latency ratios between targets, the
 	// ceiling included, over paired rounds.
-	Comparisons  []Comparison        `json:"comparisons"`
-	Stress       []StressResult      `json:"stress,omitempty"`
-	LongSessions []LongSessionResult `json:"longSessions,omitempty"`
-	Listings     []ListingResult     `json:"listings,omitempty"`
+	Comparisons []Comparison `json:"comparisons"`
+	// Baseline is the label of the subject the others are judged against
+	// (ratio{vs:baseline}); "" when the run has none.
+	Baseline string `json:"baseline,omitempty"`
+	// Ratios are every subject's figures over the ceiling's and the
+	// baseline's, paired round by round, with confidence intervals.
+	Ratios []Ratio `json:"ratios"`
+	// Relative are the tier's relative thresholds (the ratio metric),
+	// judged per subject on the confidence intervals of Ratios.
+	Relative []ThresholdOutcome `json:"relative"`
+	// CeilingConditions are what the no-op ceiling had to hold for the run
+	// to judge anything (the tier's ceiling field), each judged on the
+	// ceiling's rounds together.
+	CeilingConditions []ThresholdOutcome `json:"ceilingConditions,omitempty"`
+	// Inconclusive says why the run could not judge the servers, when it
+	// could not: the ceiling missed one of its conditions, or a relative
+	// threshold's interval straddled its limit. The verdict is then
+	// VerdictInconclusive unless a thought was lost or a phase aborted.
+	Inconclusive string `json:"inconclusive,omitempty"`
+	// NothingJudged says why no relative threshold could judge anything,
+	// when none could: every one that applies rests on a single paired
+	// round, which gives no confidence interval. tbbench load then exits 2.
+	NothingJudged string              `json:"nothingJudged,omitempty"`
+	Stress        []StressResult      `json:"stress,omitempty"`
+	LongSessions  []LongSessionResult `json:"longSessions,omitempty"`
+	Listings      []ListingResult     `json:"listings,omitempty"`
 	// Observability holds the Watcher's checks (the sidecar's telemetry
 	// in Prometheus after the load); ObservabilityNote says why there are
 	// none when the watch did not apply.
@@ -53,9 +78,14 @@ type Report struct {
 	// and on, and its fan-out (observatory.go), when the run made one.
 	Observatory *ObservatoryResult `json:"observatory,omitempty"`
 	// Problems lists why the run failed: failed thresholds, lost thoughts,
-	// aborted phases. Empty when it passed.
+	// aborted phases. Empty when it passed or was inconclusive.
 	Problems []string `json:"problems"`
-	Verdict  string   `json:"verdict"`
+	// Notes are what an inconclusive run did not judge: the thresholds the
+	// busy machine missed.
+	Notes   []string `json:"notes,omitempty"`
+	Verdict string   `json:"verdict"`
+	// thresholdsFailed is set by judge: the run failed on a threshold.
+	thresholdsFailed bool
 }
 
 // TargetInfo describes a measured target.
@@ -121,9 +151,11 @@ type Summary struct {
 	Dropped      uint64 `json:"dropped"`
 	Acknowledged int    `json:"acknowledged"`
 	Lost         int    `json:"lost"`
-	// CPUPercent is the server process's CPU use, when measured.
-	CPUPercent *Stat   `json:"cpuPercent,omitempty"`
-	MaxRSSMiB  float64 `json:"maxRssMiB,omitempty"`
+	// CPUPercent is the server process's CPU use, when measured, and
+	// CPUPerCallUs its CPU time per call in microseconds.
+	CPUPercent   *Stat   `json:"cpuPercent,omitempty"`
+	CPUPerCallUs *Stat   `json:"cpuPerCallUs,omitempty"`
+	MaxRSSMiB    float64 `json:"maxRssMiB,omitempty"`
 	// Merged holds every round's metrics merged.
 	Merged *metrics.Snapshot `json:"merged"`
 }
@@ -165,14 +197,32 @@ type Rung struct {
 const (
 	VerdictPass = "pass"
 	VerdictFail = "fail"
+	// VerdictInconclusive is a run that could not tell: the no-op ceiling
+	// could not hold the tier, or a relative threshold's interval
+	// straddled its limit. Never a pass, never a fail.
+	VerdictInconclusive = "inconclusive"
 )
 
 func newReport(o Options, t workload.Tier) *Report {
 	b, _ := json.Marshal(o.Workload)
 	h := sha256.Sum256(b)
-	return &Report{SchemaVersion: SchemaVersion, Tier: t.Name, Seed: o.Seed, Nonce: o.Nonce,
+	r := &Report{SchemaVersion: SchemaVersion, Tier: t.Name, Seed: o.Seed, Nonce: o.Nonce,
 		Segments: []string{o.Segment.String()}, Workload: o.Workload.Source, WorkloadHash: hex.EncodeToString(h[:8]),
-		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine()}
+		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine(), Baseline: o.Baseline}
+	for _, x := range t.Thresholds {
+		if x.Selector.Kind() == threshold.Ratio {
+			r.Relative = append(r.Relative, unjudged(x))
+		}
+	}
+	for _, x := range t.Ceiling {
+		r.CeilingConditions = append(r.CeilingConditions, unjudged(x))
+	}
+	return r
+}
+
+// unjudged records a threshold to judge when the run is over.
+func unjudged(t threshold.Threshold) ThresholdOutcome {
+	return ThresholdOutcome{Threshold: t.String(), Selector: t.Selector.String(), Expression: t.Expression.Text}
 }
 
 // finish computes the summaries, comparisons, problems and verdict.
@@ -203,6 +253,7 @@ func (r *Report) roundPhases(label string) map[int]PhaseResult {
 }
 
 func (r *Report) summarise() {
+	defer r.computeRatios()
 	// Empty, not nil: a tier without rounds (stress) still writes arrays.
 	r.Summaries, r.Comparisons = []Summary{}, []Comparison{}
 	values := map[string]map[int][2]float64{} // label → round → throughput, thought p99
@@ -212,7 +263,7 @@ func (r *Report) summarise() {
 			continue
 		}
 		s := Summary{Label: label}
-		var tput, p99s, tp99, cpu []float64
+		var tput, p99s, tp99, cpu, cpuPerCall []float64
 		values[label] = map[int][2]float64{}
 		for _, round := range sortedRounds(phases) {
 			p := phases[round]
@@ -232,6 +283,9 @@ func (r *Report) summarise() {
 			}
 			if p.Process != nil {
 				cpu = append(cpu, p.Process.CPUPercent)
+				if p.Process.CPUPerCallUs > 0 {
+					cpuPerCall = append(cpuPerCall, p.Process.CPUPerCallUs)
+				}
 				s.MaxRSSMiB = max(s.MaxRSSMiB, p.Process.MaxRSSMiB)
 			}
 			s.Merged = metrics.Merge(s.Merged, m)
@@ -240,6 +294,10 @@ func (r *Report) summarise() {
 		if len(cpu) > 0 {
 			c := stat(cpu)
 			s.CPUPercent = &c
+		}
+		if len(cpuPerCall) > 0 {
+			c := stat(cpuPerCall)
+			s.CPUPerCallUs = &c
 		}
 		r.Summaries = append(r.Summaries, s)
 	}
@@ -292,16 +350,23 @@ func sortedRounds(m map[int]PhaseResult) []int {
 
 // judge lists the run's problems and sets the verdict. A stress ladder's
 // rungs above the maximum sustainable rate miss their SLO by design: the
-// ladder fails only when no rung met it. A thought lost fails any phase.
+// ladder fails only when no rung met it. A thought lost or a phase aborted
+// fails the run whatever the machine did. Otherwise, when the no-op
+// ceiling could not hold the tier's conditions, the run is inconclusive:
+// its thresholds judged the machine, not the server, and are listed as
+// notes. Then a failed threshold (absolute or relative) fails the run, and
+// a relative threshold whose interval straddles its limit makes it
+// inconclusive.
 func (r *Report) judge() {
-	r.Problems = []string{}
+	r.Problems, r.Notes = []string{}, []string{}
+	var thresholds []string
 	for _, p := range r.Phases {
 		if p.Aborted != "" && !p.Probe {
 			r.Problems = append(r.Problems, p.Name+": "+p.Aborted)
 		}
 		for _, t := range p.Thresholds {
-			if t.Status != "passed" && !p.Probe {
-				r.Problems = append(r.Problems, fmt.Sprintf("%s: threshold %s %s (observed %s)", p.Name, t.Threshold, t.Status, t.Observed))
+			if !passed(t) && !p.Probe {
+				thresholds = append(thresholds, fmt.Sprintf("%s: threshold %s %s (observed %s)", p.Name, t.Threshold, t.Status, t.Observed))
 			}
 		}
 		if v := p.Verification; v != nil && !v.Passed() {
@@ -310,33 +375,54 @@ func (r *Report) judge() {
 	}
 	for _, s := range r.Stress {
 		if s.MaxSustainable == 0 {
-			r.Problems = append(r.Problems, fmt.Sprintf("stress %s: no rung of the ladder met its SLO", s.Label))
+			thresholds = append(thresholds, fmt.Sprintf("stress %s: no rung of the ladder met its SLO", s.Label))
 		}
 	}
-	r.Verdict = VerdictPass
-	if len(r.Problems) > 0 {
+	r.Relative = r.judgeRelative(r.Relative)
+	r.NothingJudged = r.nothingJudged()
+	var unsure []string
+	for _, t := range r.Relative {
+		switch t.Status {
+		case threshold.Passed.String(), threshold.NotApplicable.String():
+		case threshold.Inconclusive.String():
+			unsure = append(unsure, fmt.Sprintf("%s %s: %s", t.Subject, t.Threshold, t.Observed))
+		default:
+			thresholds = append(thresholds, fmt.Sprintf("%s against %s: threshold %s %s (observed %s)", t.Subject, t.Reference, t.Threshold, t.Status, t.Observed))
+		}
+	}
+	r.Inconclusive, r.thresholdsFailed = "", false
+	machine := r.ceilingHeld()
+	switch {
+	case len(r.Problems) > 0:
 		r.Verdict = VerdictFail
+		r.Problems = append(r.Problems, thresholds...)
+		r.thresholdsFailed = len(thresholds) > 0
+	case machine != "":
+		r.Verdict, r.Inconclusive = VerdictInconclusive, machine
+		for _, t := range thresholds {
+			r.Notes = append(r.Notes, "not judged (the machine could not sustain the tier): "+t)
+		}
+	case len(thresholds) > 0:
+		r.Verdict, r.Problems, r.thresholdsFailed = VerdictFail, thresholds, true
+	case len(unsure) > 0:
+		r.Verdict = VerdictInconclusive
+		r.Inconclusive = "the run cannot tell whether " + strings.Join(unsure, "; ") + ": the confidence interval straddles the limit (more rounds narrow it)"
+	default:
+		r.Verdict = VerdictPass
 	}
 }
 
-// ThresholdsFailed reports whether a threshold failed (or had no data),
-// leaving out the misses of a stress ladder's rungs; a ladder no rung of
-// which met its SLO counts as failed.
-func (r *Report) ThresholdsFailed() bool {
-	for _, p := range r.Phases {
-		for _, t := range p.Thresholds {
-			if t.Status != "passed" && !p.Probe {
-				return true
-			}
-		}
-	}
-	for _, s := range r.Stress {
-		if s.MaxSustainable == 0 {
-			return true
-		}
-	}
-	return false
+// passed reports whether an outcome passed; a threshold that does not
+// apply to this run passes nothing and fails nothing.
+func passed(t ThresholdOutcome) bool {
+	return t.Status == threshold.Passed.String() || t.Status == threshold.NotApplicable.String()
 }
+
+// ThresholdsFailed reports whether the run failed on a threshold (or one
+// had no data), absolute or relative, leaving out the misses of a stress
+// ladder's rungs; a ladder no rung of which met its SLO counts as failed.
+// An inconclusive run has failed none.
+func (r *Report) ThresholdsFailed() bool { return r.thresholdsFailed }
 
 // Lost returns the number of acknowledged thoughts not read back.
 func (r *Report) Lost() int {

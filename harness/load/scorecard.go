@@ -4,19 +4,24 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
+	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
-// Targets of the performance axis: a storage mode's throughput as a share
-// of the no-op ceiling measured in the same run, and the thought's p99.
+// Targets of the performance axis: ratios to the no-op ceiling measured in
+// the same run, round by round, so that the score judges the server and not
+// how busy the machine was.
 var (
-	// CeilingShare is the share of the ceiling's throughput a target should
-	// reach, by label; other labels use DefaultCeilingShare.
-	CeilingShare = map[string]float64{"memory": 0.80, "fs": 0.60}
-	// DefaultCeilingShare applies to targets without their own share.
-	DefaultCeilingShare = 0.60
-	// ThoughtP99SLOMs is the thought's p99 latency objective.
-	ThoughtP99SLOMs = 5.0
+	// CPUPerCallVsCeiling is the server CPU time per call a subject should
+	// keep to, as a multiple of the ceiling's, by label; other labels use
+	// DefaultCPUPerCallVsCeiling.
+	CPUPerCallVsCeiling = map[string]float64{"memory": 1.25, "fs": 1.6}
+	// DefaultCPUPerCallVsCeiling applies to subjects without their own.
+	DefaultCPUPerCallVsCeiling = 2.0
+	// ThoughtP99VsCeiling is the thought's p99 latency a subject should
+	// keep to, as a multiple of the ceiling's.
+	ThoughtP99VsCeiling = 2.0
 	// MaxRoundSpread is the coefficient of variation of throughput across
 	// rounds at which the stability axis reaches 0.
 	MaxRoundSpread = 0.25
@@ -40,11 +45,15 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 			c.Target = scorecards.Target{Name: t.Label, Kind: t.Kind, Address: t.Address, Transport: t.Transport, Storage: t.Storage}
 		}
 	}
-	if a, ok := r.performanceAxis(); ok {
-		c.Axes = append(c.Axes, a)
-	}
-	if a, ok := r.stabilityAxis(); ok {
-		c.Axes = append(c.Axes, a)
+	// A run whose ceiling could not hold the tier measured the machine:
+	// no performance or stability score comes from it.
+	if !r.ceilingMissed() {
+		if a, ok := r.performanceAxis(); ok {
+			c.Axes = append(c.Axes, a)
+		}
+		if a, ok := r.stabilityAxis(); ok {
+			c.Axes = append(c.Axes, a)
+		}
 	}
 	if a, ok := r.observabilityAxis(); ok {
 		c.Axes = append(c.Axes, a)
@@ -54,39 +63,44 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	if n := r.Unverifiable(); n > 0 {
 		detail += fmt.Sprintf("; %d could not be checked (see load.md)", n)
 	}
-	c.Gates = append(c.Gates,
-		scorecards.Gate{Name: GateNoLoss, Passed: lost == 0, Detail: detail},
-		scorecards.Gate{Name: GateThresholds, Passed: !r.ThresholdsFailed(), Detail: fmt.Sprintf("%d problems", len(r.Problems))})
+	thresholds := scorecards.Gate{Name: GateThresholds, Passed: !r.ThresholdsFailed(), Detail: fmt.Sprintf("%d problems", len(r.Problems))}
+	if r.Verdict == VerdictInconclusive && !r.ThresholdsFailed() {
+		thresholds.Passed, thresholds.Inconclusive, thresholds.Detail = false, true, r.Inconclusive
+	}
+	c.Gates = append(c.Gates, scorecards.Gate{Name: GateNoLoss, Passed: lost == 0, Detail: detail}, thresholds)
 	c.Finish()
 	return c
 }
 
 // performanceAxis is the geometric mean, over its items, of
-// clamp(observed/target, 0, 1) for throughput shares of the ceiling and of
-// clamp(target/observed, 0, 1) for the thought's p99, plus the stress
-// tier's maximum sustainable rate against the regression rate.
+// clamp(target/observed, 0, 1) for each subject's server CPU per call and
+// thought p99 as ratios to the ceiling of the same run (estimates of the
+// paired rounds), and for the long session's last thoughts against its
+// first; the stress tier's maximum sustainable rate is a check. No item is
+// in absolute milliseconds.
 func (r *Report) performanceAxis() (scorecards.Axis, bool) {
 	var checks []scorecards.Check
 	var items []float64
-	for _, cmp := range r.Comparisons {
-		if cmp.B != CeilingLabel || cmp.Metric != "throughput" || cmp.Ratio.N == 0 {
+	for _, x := range r.Ratios {
+		if x.Versus != threshold.VersusCeiling {
 			continue
 		}
-		want := DefaultCeilingShare
-		if s, ok := CeilingShare[cmp.A]; ok {
-			want = s
-		}
-		items = append(items, clamp01(cmp.Ratio.Median/want))
-		checks = append(checks, scorecards.Check{Name: fmt.Sprintf("%s throughput ≥ %.0f%% of the ceiling", cmp.A, want*100),
-			Passed: cmp.Ratio.Median >= want, Detail: fmt.Sprintf("%.1f%% [%.1f%%, %.1f%%]", cmp.Ratio.Median*100, cmp.Ratio.Low*100, cmp.Ratio.High*100)})
-	}
-	for _, s := range r.Summaries {
-		if s.Label == CeilingLabel || s.ThoughtP99Ms.N == 0 || s.ThoughtP99Ms.Median == 0 {
+		var want float64
+		var what string
+		switch {
+		case x.Figure == string(threshold.CPUPerCall):
+			want, what = DefaultCPUPerCallVsCeiling, "server CPU per call"
+			if v, ok := CPUPerCallVsCeiling[x.Subject]; ok {
+				want = v
+			}
+		case x.Op == string(workload.OpThought) && x.Figure == "p(99)":
+			want, what = ThoughtP99VsCeiling, "thought p99"
+		default:
 			continue
 		}
-		items = append(items, clamp01(ThoughtP99SLOMs/s.ThoughtP99Ms.Median))
-		checks = append(checks, scorecards.Check{Name: fmt.Sprintf("%s thought p99 < %.0f ms", s.Label, ThoughtP99SLOMs),
-			Passed: s.ThoughtP99Ms.Median < ThoughtP99SLOMs, Detail: fmt.Sprintf("%.3f ms", s.ThoughtP99Ms.Median)})
+		items = append(items, clamp01(want/x.Estimate))
+		checks = append(checks, scorecards.Check{Name: fmt.Sprintf("%s %s ≤ %.2f× the ceiling's", x.Subject, what, want),
+			Passed: x.Estimate <= want, Detail: intervalCell(x)})
 	}
 	for _, l := range r.LongSessions {
 		if l.Ratio > 0 {
@@ -104,7 +118,18 @@ func (r *Report) performanceAxis() (scorecards.Axis, bool) {
 	}
 	score := geomean(items)
 	return scorecards.Axis{Name: scorecards.AxisPerformance, Score: &score, Weight: scorecards.DefaultWeight(scorecards.AxisPerformance),
-		Checks: checks, Summary: fmt.Sprintf("geometric mean of %d items (throughput share of the ceiling, thought p99, long session)", len(items))}, true
+		Checks: checks, Summary: fmt.Sprintf("geometric mean of %d items (server CPU per call and thought p99 against the ceiling, long session)", len(items))}, true
+}
+
+// ceilingMissed reports whether the ceiling missed one of its conditions:
+// the machine could not sustain the tier.
+func (r *Report) ceilingMissed() bool {
+	for _, c := range r.CeilingConditions {
+		if c.Status != threshold.Passed.String() && c.Status != threshold.NotApplicable.String() && c.Status != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // stabilityAxis scores how repeatable the rounds were: per target

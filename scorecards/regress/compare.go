@@ -60,6 +60,45 @@ func (r Result) Regressed() bool {
 	return false
 }
 
+// NothingJudged reports whether the comparison could not have found a
+// regression at all, on a comparable machine: there are load figures but
+// none of them can detect a difference with so few rounds (whatever the
+// scores say: scores built on absolute milliseconds fall when the machine
+// is busy, so they alone are no judgement of load), or there are no load
+// figures, no gated score measured in both runs and no gate rule on a
+// score that passed. Runs on different machines are not gated and never
+// "nothing judged". A regression (Regressed) outranks it.
+func (r Result) NothingJudged() bool {
+	if !r.Comparable {
+		return false
+	}
+	if len(r.Figures) > 0 {
+		return len(r.undetectable()) == len(r.Figures)
+	}
+	for _, d := range r.Scores.Deltas {
+		if d.Gated && d.Baseline != nil && d.Current != nil {
+			return false
+		}
+	}
+	for _, o := range r.Outcomes {
+		if o.Passed && o.Rule.Kind != SubjectFigure {
+			return false
+		}
+	}
+	return true
+}
+
+// undetectable returns the load figures that cannot detect a difference.
+func (r Result) undetectable() []Figure {
+	var out []Figure
+	for _, f := range r.Figures {
+		if !f.Detectable {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Compare sets the current run against the baseline under the gates (nil:
 // DefaultGates).
 func Compare(base, cur Run, g *Gates) Result {

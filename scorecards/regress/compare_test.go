@@ -89,18 +89,6 @@ func TestCompareNoiseIsNotARegression(t *testing.T) {
 	}
 }
 
-func TestCompareTooFewRoundsIsNoSignificantDifference(t *testing.T) {
-	base := open(t, writeRun(t, card("base", axes), report(rounds(1, 3, 800, 5, 0.01))))
-	cur := open(t, writeRun(t, card("cur", axes), report(rounds(2, 3, 400, 10, 0.01))))
-	res := Compare(base, cur, nil)
-	if res.Regressed() || figure(t, res, "fs", FigureThroughput).Verdict != VerdictNoDifference {
-		t.Fatalf("3 rounds: %s", res.Markdown())
-	}
-	if md := res.Markdown(); !strings.Contains(md, "run more rounds") {
-		t.Fatalf("no note on the rounds:\n%s", md)
-	}
-}
-
 func TestCompareIncomparableMachinesAreNotGated(t *testing.T) {
 	worse := card("cur", map[string]float64{scorecards.AxisCorrectness: 0.5, scorecards.AxisRobustness: 0.5})
 	worse.Machine.CPUModel = "Other CPU"

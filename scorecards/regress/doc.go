@@ -12,6 +12,9 @@
 // its distribution-free 95 % confidence interval says by how much. A
 // figure regresses only when the difference is significant and the
 // estimated change is worse than the minimum effect (5 %, or the gate
-// file's limit). Runs on machines of different fingerprints are not
-// comparable: everything is shown, nothing is gated.
+// file's limit). With too few rounds the test can never reach p < α (3
+// against 3: the smallest p is 0.1, see [MinP]): such a figure cannot
+// detect a difference, and a comparison where no figure can judged nothing
+// ([Result.NothingJudged]). Runs on machines of different fingerprints are
+// not comparable: everything is shown, nothing is gated.
 package regress

@@ -11,6 +11,7 @@ const (
 	VerdictWorseUngated  = "worse, not gated"
 	VerdictImprovement   = "improvement"
 	VerdictNoDifference  = "no significant difference"
+	VerdictUndetectable  = "cannot detect: too few rounds"
 	VerdictNotComparable = "not gated: other machine"
 )
 
@@ -23,6 +24,12 @@ type Figure struct {
 	// Baseline and Current are the values of the rounds, in round order.
 	Baseline, Current []float64
 	Shift             Shift
+	// Detectable says whether the U test could find a difference at the
+	// gates' α at all with this many rounds: MinP(N1, N2) < α, whatever
+	// the values. When it cannot, Undetectable says why and how many rounds
+	// are needed, and the verdict is VerdictUndetectable.
+	Detectable   bool
+	Undetectable string
 	// Gated says whether the figure can regress; Limit is then the largest
 	// change for the worse that is not a regression (Strict: the limit
 	// itself is one), and Rule the gate rule that set it, if any.
@@ -61,6 +68,7 @@ func (f Figure) Worse() float64 {
 // figure compares one figure of one target under the gates.
 func (g *Gates) figure(target, name string, base, cur []float64, comparable bool) Figure {
 	f := Figure{Target: target, Name: name, Baseline: base, Current: cur, Shift: shift(base, cur, g.Alpha)}
+	f.Detectable, f.Undetectable = detectable(f.Shift.N1, f.Shift.N2, g.Alpha)
 	if r := g.figureRule(target, name); r != nil {
 		f.Gated, f.Limit, f.Strict, f.Rule = true, r.Value, r.Strict, r
 	} else if target != load.CeilingLabel {
@@ -69,6 +77,8 @@ func (g *Gates) figure(target, name string, base, cur []float64, comparable bool
 	worse := f.Worse()
 	beyond := worse > f.Limit || (f.Strict && worse >= f.Limit)
 	switch {
+	case !f.Detectable:
+		f.Verdict = VerdictUndetectable
 	case !f.Shift.Significant(g.Alpha):
 		f.Verdict = VerdictNoDifference
 	case worse <= 0:

@@ -2,6 +2,7 @@ package regress
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/scorecards"
@@ -22,15 +23,71 @@ func (r Result) Markdown() string {
 	return b.String()
 }
 
-// Headline returns the one-line verdict.
+// Headline returns the one-line verdict. It starts with "nothing judged: "
+// and the reason when NothingJudged (and no regression outranks it); when
+// some load figures cannot detect a difference, it says how many and why.
 func (r Result) Headline() string {
 	switch {
 	case !r.Comparable:
 		return "not comparable: the machines differ, nothing is gated"
 	case r.Regressed():
-		return fmt.Sprintf("REGRESSION (%d)", len(r.regressionLines()))
+		return fmt.Sprintf("REGRESSION (%d)", len(r.regressionLines())) + r.blindness()
+	case r.NothingJudged():
+		return "nothing judged: " + r.nothingJudgedReason()
 	}
-	return "no regression"
+	return "no regression" + r.blindness()
+}
+
+// blindness returns "; N of M load figures cannot detect a difference — …"
+// for a headline ("; none of the M …" when no figure can), "" when every
+// figure can.
+func (r Result) blindness() string {
+	blind := r.undetectable()
+	switch len(blind) {
+	case 0:
+		return ""
+	case len(r.Figures):
+		return "; " + r.nothingJudgedReason()
+	}
+	return fmt.Sprintf("; %d of %d load figures cannot detect a difference — %s", len(blind), len(r.Figures), reasons(blind, true))
+}
+
+// nothingJudgedReason says why NothingJudged: no figure can detect a
+// difference, or there is nothing to compare.
+func (r Result) nothingJudgedReason() string {
+	if len(r.Figures) == 0 {
+		return "no load figures, and no gated score measured in both runs"
+	}
+	what := fmt.Sprintf("none of the %d load figures can", len(r.Figures))
+	if len(r.Figures) == 1 {
+		what = "the load figure cannot"
+	}
+	return fmt.Sprintf("%s detect a difference — %s", what, reasons(r.Figures, false))
+}
+
+// reasons renders why the figures cannot detect a difference, once per
+// distinct reason, in the figures' order; with the targets it concerns
+// when withTargets or when there are several.
+func reasons(figs []Figure, withTargets bool) string {
+	var whys []string
+	targets := map[string][]string{}
+	for _, f := range figs {
+		if _, seen := targets[f.Undetectable]; !seen {
+			whys = append(whys, f.Undetectable)
+		}
+		if !slices.Contains(targets[f.Undetectable], f.Target) {
+			targets[f.Undetectable] = append(targets[f.Undetectable], f.Target)
+		}
+	}
+	withTargets = withTargets || len(whys) > 1
+	parts := make([]string, len(whys))
+	for i, why := range whys {
+		parts[i] = why
+		if withTargets {
+			parts[i] = "target " + strings.Join(targets[why], ", ") + ", " + why
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (r Result) writeHeader(b *strings.Builder) {
@@ -38,6 +95,18 @@ func (r Result) writeHeader(b *strings.Builder) {
 	if !r.Comparable {
 		fmt.Fprintf(b, "**Not comparable**: the baseline ran on %s, this run on %s. Every figure is shown; nothing is gated.\n\n",
 			r.Scores.Baseline, r.Scores.Current)
+		return
+	}
+	if r.NothingJudged() && !r.Regressed() {
+		fmt.Fprintf(b, "**Nothing judged**: %s. This comparison could not have found a regression: it is not a pass.\n\n", r.nothingJudgedReason())
+		return
+	}
+	if blind := r.undetectable(); len(blind) > 0 {
+		names := make([]string, len(blind))
+		for i, f := range blind {
+			names[i] = f.Target + " " + f.Name
+		}
+		fmt.Fprintf(b, "**Cannot detect a difference** (too few rounds): %s. Their verdicts say nothing about load.\n\n", strings.Join(names, ", "))
 	}
 }
 
@@ -153,7 +222,7 @@ func (r Result) writeFigures(b *strings.Builder) {
 	if len(r.Figures) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "### Load figures over the rounds\n\nMann–Whitney U test on the rounds (α = %g); the change is the Hodges–Lehmann estimate of this run over the baseline with its %.0f%% confidence interval. A significant change for the worse beyond the limit is a regression; no significant difference never is. The ceiling is gated only when a gate names it.\n\n",
+	fmt.Fprintf(b, "### Load figures over the rounds\n\nMann–Whitney U test on the rounds (α = %g); the change is the Hodges–Lehmann estimate of this run over the baseline with its %.0f%% confidence interval. A significant change for the worse beyond the limit is a regression; no significant difference never is. With too few rounds the test cannot reach p < α at all: such a figure cannot detect a difference. The ceiling is gated only when a gate names it.\n\n",
 		r.Gates.Alpha, Confidence*100)
 	b.WriteString("| Target | Figure | Baseline median | This run median | Change [CI] | p | Limit | Verdict |\n|---|---|---:|---:|---:|---:|---|---|\n")
 	for _, f := range r.Figures {

@@ -1,6 +1,7 @@
 package regress
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -151,4 +152,46 @@ func uCDF(n1, n2 int) []float64 {
 		cdf[u] = acc / total
 	}
 	return cdf
+}
+
+// MinP returns the smallest p-value the two-sided Mann–Whitney U test can
+// reach with samples of n1 and n2 values: both extreme arrangements (every
+// value of one sample below every value of the other) together, 2 out of
+// C(n1+n2, n1), capped at 1. Ties only raise it. With n1 = n2 = 3 it is
+// 0.1: no difference is ever significant at α = 0.05.
+func MinP(n1, n2 int) float64 {
+	if n1 <= 0 || n2 <= 0 {
+		return 1
+	}
+	// C(n1+n2, k) with k the smaller size, as a product of k ratios; it
+	// overflows to +Inf only when MinP is far below any useful α.
+	k := min(n1, n2)
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n1+n2-k+i) / float64(i)
+	}
+	return min(1, 2/c)
+}
+
+// RoundsNeeded returns the smallest n for which n rounds against n can be
+// significant at level alpha: MinP(n, n) < alpha. It is 4 at α = 0.05 and
+// 5 at α = 0.01; alpha must be above 0.
+func RoundsNeeded(alpha float64) int {
+	n := 1
+	for MinP(n, n) >= alpha {
+		n++
+	}
+	return n
+}
+
+// detectable reports whether n1 rounds against n2 can be significant at
+// level alpha and, when they cannot, says why and how many are needed.
+func detectable(n1, n2 int, alpha float64) (ok bool, why string) {
+	p := MinP(n1, n2)
+	if p < alpha {
+		return true, ""
+	}
+	need := RoundsNeeded(alpha)
+	return false, fmt.Sprintf("%d rounds against %d: the U test cannot reach p < %g (smallest possible p %.3f), at least %d against %d are needed",
+		n1, n2, alpha, p, need, need)
 }

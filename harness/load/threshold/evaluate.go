@@ -25,9 +25,18 @@ const (
 	// of a run it fails the run like Failed; while a run is in progress it
 	// never aborts it.
 	NoData
+	// Inconclusive means the run could not tell: a relative threshold's
+	// confidence interval straddles its limit. It neither passes nor fails.
+	Inconclusive
+	// NotApplicable means the threshold has nothing to judge in this run:
+	// a ratio to the ceiling without a ceiling, to the baseline without
+	// one, or a ratio in a per-phase evaluation. It neither passes nor
+	// fails.
+	NotApplicable
 )
 
-// String returns "passed", "failed" or "no data".
+// String returns "passed", "failed", "no data", "inconclusive" or "not
+// applicable".
 func (s Status) String() string {
 	switch s {
 	case Passed:
@@ -36,6 +45,10 @@ func (s Status) String() string {
 		return "failed"
 	case NoData:
 		return "no data"
+	case Inconclusive:
+		return "inconclusive"
+	case NotApplicable:
+		return "not applicable"
 	}
 	return "unknown"
 }
@@ -78,7 +91,13 @@ func (r Result) String() string {
 // Evaluate looks up the threshold's aggregation and compares it with the
 // expression's value. A lookup that reports no data, or returns NaN, gives the
 // status NoData.
+//
+// A Ratio threshold compares subjects of a run, not one phase's figures:
+// Evaluate gives it NotApplicable (see JudgeInterval).
 func Evaluate(t Threshold, lookup Lookup) Result {
+	if t.Selector.Kind() == Ratio {
+		return Result{Threshold: t, Status: NotApplicable, Observed: math.NaN()}
+	}
 	v, ok := lookup(t.Selector.Metric, t.Selector.Tags, t.Expression.Aggregation)
 	if !ok || math.IsNaN(v) {
 		return Result{Threshold: t, Status: NoData, Observed: math.NaN()}
@@ -133,6 +152,8 @@ func FormatValue(k Kind, agg Aggregation, v float64) string {
 		return strconv.FormatFloat(v*100, 'g', 4, 64) + "%"
 	case k == Counter:
 		return strconv.FormatFloat(v, 'f', 1, 64) + "/s"
+	case k == Ratio:
+		return strconv.FormatFloat(v, 'f', 3, 64) + "×"
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -128,7 +128,7 @@ func parseAggregation(s *scanner, k Kind) (Aggregation, error) {
 		return Aggregation{}, s.errAt(start, "expected an aggregation (%s)", want)
 	}
 	f := Func(name)
-	if !slices.Contains([]Func{Percentile, Avg, Min, Max, Med, RateOf, Count}, f) {
+	if !slices.Contains([]Func{Percentile, Avg, Min, Max, Med, RateOf, Count, CPUPerCall, RSS, ThroughputOf}, f) {
 		return Aggregation{}, s.errAt(start, "unknown aggregation %q (want %s)", name, want)
 	}
 	if !slices.Contains(allowed, f) {
@@ -211,6 +211,12 @@ func parseValue(s *scanner, k Kind, agg Aggregation) (float64, error) {
 	unitAt := s.pos
 	unit := s.take(func(c byte) bool { return c != ' ' && c != '\t' })
 	switch {
+	case k == Ratio:
+		switch unit {
+		case "", "x", "×":
+			return v, nil
+		}
+		return 0, s.errAt(unitAt, "a ratio is a plain number of times the reference, as in 1.10 or 4x; remove %q", unit)
 	case agg.Func == Count:
 		if unit != "" {
 			return 0, s.errAt(unitAt, "a count is a plain number; remove %q", unit)

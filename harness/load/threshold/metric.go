@@ -21,6 +21,12 @@ const (
 	// Counter counts events over the run. Aggregations: rate (events per
 	// second) and count (events in total).
 	Counter
+	// Ratio is a subject's figure over a reference's (the no-op ceiling or
+	// the baseline) in the same run, paired round by round. Aggregations:
+	// p(N), avg, min, max, med (of the latency), cpu_per_call, rss and
+	// throughput. Expression values are plain numbers (times the
+	// reference), optionally followed by x or ×.
+	Ratio
 )
 
 // String returns the k6 name of the kind.
@@ -32,6 +38,8 @@ func (k Kind) String() string {
 		return "rate"
 	case Counter:
 		return "counter"
+	case Ratio:
+		return "ratio"
 	}
 	return "unknown"
 }
@@ -43,6 +51,8 @@ func (k Kind) Aggregations() []Func {
 		return []Func{Percentile, Avg, Min, Max, Med, Count}
 	case Rate, Counter:
 		return []Func{RateOf, Count}
+	case Ratio:
+		return ratioFuncs
 	}
 	return nil
 }
@@ -55,6 +65,7 @@ var metrics = map[string]Kind{
 	"errors":     Rate,    // failed calls among all calls, every error class
 	"dropped":    Rate,    // arrivals that found no free virtual user among all arrivals
 	"throughput": Counter, // completed calls
+	RatioMetric:  Ratio,   // a subject's figure over the ceiling's or the baseline's, round by round
 }
 
 // MetricKind returns the kind of the named metric and whether the metric is

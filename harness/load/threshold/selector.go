@@ -71,6 +71,11 @@ func ParseSelector(in string) (Selector, error) {
 	if !s.eof() {
 		return Selector{}, s.errAt(s.pos, "unexpected %q after the selector", s.in[s.pos:])
 	}
+	if sel.Kind() == Ratio {
+		if err := checkRatioTags(sel.Tags); err != nil {
+			return Selector{}, s.errAt(start, "%v", err)
+		}
+	}
 	return sel, nil
 }
 

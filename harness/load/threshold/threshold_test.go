@@ -65,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 		msg            string
 	}{
 		{"", "p(99)<5ms", 1, "missing metric name"},
-		{"latncy", "p(99)<5ms", 1, `unknown metric "latncy" (want one of dropped, errors, lag, latency, service, throughput)`},
+		{"latncy", "p(99)<5ms", 1, `unknown metric "latncy" (want one of dropped, errors, lag, latency, ratio, service, throughput)`},
 		{"Latency", "p(99)<5ms", 1, "starts with a lowercase letter"},
 		{"latency{", "p(99)<5ms", 8, "unclosed '{'"},
 		{"latency{op:thought", "p(99)<5ms", 8, "unclosed '{'"},

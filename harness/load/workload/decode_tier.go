@@ -11,7 +11,7 @@ import (
 )
 
 // loadModelFields are the fields of the tiers that take any load model.
-var loadModelFields = []string{"model", "users", "rate", "stages", "duration", "maxUsers", "rounds", "warmup", "thresholds"}
+var loadModelFields = []string{"model", "users", "rate", "stages", "duration", "maxUsers", "rounds", "warmup", "thresholds", "ceiling"}
 
 // tierFields lists the fields each tier accepts, in the order files and the
 // README show them.
@@ -96,6 +96,13 @@ func (d *decoder) tier(n *yaml.Node, path string, t *Tier) {
 			set(&t.Samples, v, ok)
 		case "thresholds":
 			t.Thresholds = d.thresholds(f.value, f.path)
+		case "ceiling":
+			t.Ceiling = d.thresholds(f.value, f.path)
+			for _, c := range t.Ceiling {
+				if c.Selector.Kind() == threshold.Ratio {
+					d.add(d.lines[f.path+"."+c.Selector.String()], f.path, "the ceiling is held to absolute figures; %s compares subjects and belongs in thresholds", c.Selector)
+				}
+			}
 		}
 	}
 	if t.Model == Ramping {

@@ -33,11 +33,18 @@ func Default() *Workload {
 				},
 			},
 			Regression: {
-				Name: Regression, Model: Open, Rate: 800, Duration: 5 * time.Second, MaxUsers: 64, Rounds: 3, Warmup: 3 * time.Second,
+				Name: Regression, Model: Open, Rate: 400, Duration: 2 * time.Second, MaxUsers: 64, Rounds: 8, Warmup: 2 * time.Second,
 				Thresholds: []threshold.Threshold{
 					threshold.MustParse("errors", "rate<0.1%"),
-					threshold.MustParse("dropped", "rate<1%"),
+					threshold.MustParse("ratio{op:thought,vs:ceiling}", "p(50)<4"),
+					threshold.MustParse("ratio{vs:ceiling}", "cpu_per_call<4"),
+					threshold.MustParse("ratio{op:thought,vs:baseline}", "p(50)<1.25"),
+					threshold.MustParse("ratio{vs:baseline}", "cpu_per_call<1.10"),
+				},
+				Ceiling: []threshold.Threshold{
 					threshold.MustParse("latency{op:thought}", "p(99)<25ms"),
+					threshold.MustParse("dropped", "rate<1%"),
+					threshold.MustParse("lag", "p(99)<10ms"),
 				},
 			},
 			Stress: {

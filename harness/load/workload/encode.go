@@ -174,6 +174,10 @@ func tierDocument(t Tier) object {
 			if t.Thresholds != nil {
 				o.put(f, thresholdsDocument(t.Thresholds))
 			}
+		case "ceiling":
+			if t.Ceiling != nil {
+				o.put(f, thresholdsDocument(t.Ceiling))
+			}
 		}
 	}
 	return o

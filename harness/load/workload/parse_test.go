@@ -56,7 +56,7 @@ var badFiles = []struct {
 	{"tier not a mapping", "tiers:\n  smoke: 5\n",
 		`bad.yaml:2: tiers.smoke: want a mapping, got "5"`, true},
 	{"field of another tier", "tiers:\n  smoke:\n    model: closed\n    users: 1\n    duration: 1s\n    ladder: {}\n",
-		"bad.yaml:6: tiers.smoke.ladder: unknown field (want one of model, users, rate, stages, duration, maxUsers, rounds, warmup, thresholds)", true},
+		"bad.yaml:6: tiers.smoke.ladder: unknown field (want one of model, users, rate, stages, duration, maxUsers, rounds, warmup, thresholds, ceiling)", true},
 	{"duration without unit", "tiers:\n  smoke:\n    model: closed\n    users: 1\n    duration: 5\n",
 		`bad.yaml:5: tiers.smoke.duration: want a duration such as 500ms or 5s, got "5"`, true},
 	{"negative duration", "tiers:\n  smoke:\n    model: closed\n    users: 1\n    duration: -5s\n",

@@ -87,8 +87,16 @@ type Tier struct {
 	// Samples is how many calls of each listing operation are measured at
 	// each number of stored sessions.
 	Samples int
-	// Thresholds are the tier's pass/fail criteria, in file order.
+	// Thresholds are the tier's pass/fail criteria, in file order. Those of
+	// the ratio metric compare each subject with the no-op ceiling or the
+	// baseline of the same run, round by round, and are judged on the
+	// confidence interval of the paired ratios.
 	Thresholds []threshold.Threshold
+	// Ceiling is what the no-op ceiling must hold, over all its measured
+	// rounds, for the run to judge anything: when the ceiling misses one
+	// of these, the machine could not sustain the tier and the verdict is
+	// inconclusive, never pass or fail. Ratio thresholds do not apply here.
+	Ceiling []threshold.Threshold
 }
 
 // Ladder is the stress tier's ladder: constant arrival rates, one rung after

@@ -31,7 +31,7 @@ func TestTierTotal(t *testing.T) {
 	w := Default()
 	tests := map[string]time.Duration{
 		Smoke:       3 * time.Second,
-		Regression:  15 * time.Second,
+		Regression:  16 * time.Second,
 		Stress:      48 * time.Second,
 		Soak:        10 * time.Minute,
 		LongSession: 0,

@@ -105,6 +105,12 @@ func (c checker) tier(path string, t Tier) {
 		c.add(path+".rounds", "must be ≥ 1, not %d", t.Rounds)
 	}
 	c.thresholds(path+".thresholds", t.Thresholds)
+	c.thresholds(path+".ceiling", t.Ceiling)
+	for _, x := range t.Ceiling {
+		if x.Selector.Kind() == threshold.Ratio {
+			c.add(path+".ceiling."+x.Selector.String(), "the ceiling is held to absolute figures; a ratio belongs in thresholds")
+		}
+	}
 	switch t.Name {
 	case Smoke, Regression, Soak:
 		c.loadModel(path, t)

@@ -1,8 +1,10 @@
 // Package brokenserver is a deliberately broken Thoughtbox server for the
 // harness's own tests: an HTTP proxy in front of the reference server that
 // injects one fault at a time into what clients see. A test runs the whole
-// conformance suite against each fault and expects it to be caught. It
-// lives in testdata: it is not part of any product.
+// conformance suite against each fault and expects it to be caught. The
+// command cmd/broken-thoughtbox runs it and the reference server as one
+// process, for load runs that start their subjects as commands. It lives in
+// testdata: it is not part of any product.
 package brokenserver
 
 import (
@@ -66,13 +68,17 @@ type call struct {
 }
 
 // New returns a proxy to the MCP endpoint upstream with fault injected.
-// Mutated export files are written under tmp.
+// Mutated export files are written under tmp. With CostlyThought it reads
+// ThoughtCPU (and calibrates the work unit on its first use).
 func New(upstream string, fault Fault, tmp string) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, err
 	}
 	p := &Proxy{fault: fault, upstream: u, tmp: tmp}
+	if fault == CostlyThought {
+		p.load.units = unitsFor(ThoughtCPU)
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			path := r.In.URL.Path

@@ -29,17 +29,32 @@ const (
 	// error (FailCode, FailMessage) and every FailEvery-th, offset by
 	// FailEvery/2, with HTTP 503 and a JSON body; neither is forwarded.
 	FailsCalls Fault = "fails-calls"
+	// SlowThought delays every thoughtbox_gateway "thought" call by
+	// SlowThoughtDelay before forwarding it; nothing else changes. The
+	// delay is too small for a load run's thresholds: only a comparison
+	// with a healthy server (an A/B regression gate) shows it.
+	SlowThought Fault = "slow-thought"
+	// CostlyThought burns ThoughtCPU of CPU time in the proxy's goroutine
+	// before forwarding every thoughtbox_gateway "thought" call; nothing
+	// else changes. The work is a fixed number of work units, calibrated
+	// once on the thread CPU clock, so that it costs the same CPU time on a
+	// busy machine: a comparison of the CPU time per call with a healthy
+	// server shows it when the proxy and the reference server are one
+	// process (cmd/broken-thoughtbox).
+	CostlyThought Fault = "costly-thought"
 )
 
 // LoadFaults lists the faults for load runs. They are not in All: the
 // conformance test requires every fault of All to be caught by the
 // conformance scenarios, and these are meant to be caught by load runs.
-var LoadFaults = []Fault{SlowCalls, LosesThoughts, FailsCalls}
+var LoadFaults = []Fault{SlowCalls, LosesThoughts, FailsCalls, SlowThought, CostlyThought}
 
 // Parameters of the load faults.
 const (
 	// SlowCallDelay is the delay SlowCalls adds to every tools/call.
 	SlowCallDelay = 25 * time.Millisecond
+	// SlowThoughtDelay is the delay SlowThought adds to every thought call.
+	SlowThoughtDelay = time.Millisecond
 	// LoseEvery is the period of LosesThoughts, counted over the proxy's
 	// thought calls with nextThoughtNeeded true (all MCP sessions together).
 	// A call whose turn comes before the proxy has seen its MCP session's
@@ -71,6 +86,8 @@ func isLoadFault(f Fault) bool {
 type loadState struct {
 	calls    atomic.Int64 // tools/call requests seen (FailsCalls)
 	thoughts atomic.Int64 // thought calls with nextThoughtNeeded true (LosesThoughts)
+	burned   atomic.Int64 // work units burned (CostlyThought)
+	units    int          // work units per thought call (CostlyThought), set by New
 
 	mu       sync.Mutex
 	sessions map[string]*mcpSession // by Mcp-Session-Id (LosesThoughts)
@@ -114,6 +131,15 @@ func (p *Proxy) injectLoad(w http.ResponseWriter, r *http.Request, c call) bool 
 	switch p.fault {
 	case SlowCalls:
 		sleep(r.Context(), SlowCallDelay)
+	case SlowThought:
+		if isThought(c) {
+			sleep(r.Context(), SlowThoughtDelay)
+		}
+	case CostlyThought:
+		if isThought(c) {
+			burnUnits(p.load.units)
+			p.load.burned.Add(int64(p.load.units))
+		}
 	case FailsCalls:
 		switch n := p.load.calls.Add(1); {
 		case n%FailEvery == 0:
@@ -140,6 +166,9 @@ func (p *Proxy) injectLoad(w http.ResponseWriter, r *http.Request, c call) bool 
 	}
 	return false
 }
+
+// isThought reports whether c is a thoughtbox_gateway "thought" call.
+func isThought(c call) bool { return c.Tool == "thoughtbox_gateway" && c.Operation == "thought" }
 
 // loseThought answers a thought call as the reference server would, without
 // forwarding it. It returns false (forward the call) while the MCP
