@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
@@ -124,10 +124,10 @@ func compareLoad(t *testing.T, dir string, tputs, latMs []float64) {
 	t.Helper()
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	m := scorecards.Machine{OS: "linux", Arch: "amd64", CPUModel: "Test CPU", Cores: 2, GOMAXPROCS: 2}
-	r := &load.Report{SchemaVersion: load.SchemaVersion, RunID: "load", Tier: "regression", Nonce: "n0", Segments: []string{"1/1"},
+	r := &loadreport.Report{SchemaVersion: loadreport.SchemaVersion, RunID: "load", Tier: "regression", Nonce: "n0", Segments: []string{"1/1"},
 		Workload: "default", WorkloadHash: "0123456789abcdef", StartedAt: start, FinishedAt: start.Add(time.Minute), Machine: m,
-		Targets:   []load.TargetInfo{{Label: "fs", Kind: "embedded", Transport: "http", Storage: "fs"}},
-		Summaries: []load.Summary{}, Comparisons: []load.Comparison{}, Problems: []string{}, Verdict: load.VerdictPass}
+		Targets:   []loadreport.TargetInfo{{Label: "fs", Kind: "embedded", Transport: "http", Storage: "fs"}},
+		Summaries: []loadreport.Summary{}, Comparisons: []loadreport.Comparison{}, Problems: []string{}, Verdict: loadreport.VerdictPass}
 	for i, tput := range tputs {
 		rec := metrics.NewRecorder(start, 1)
 		calls, lat := int(tput), time.Duration(latMs[i]*float64(time.Millisecond))
@@ -135,7 +135,7 @@ func compareLoad(t *testing.T, dir string, tputs, latMs []float64) {
 			sent := start.Add(time.Duration(c) * time.Second / time.Duration(calls))
 			rec.Record(0, metrics.Call{Op: "thought", Sent: sent, Done: sent.Add(lat)})
 		}
-		r.Phases = append(r.Phases, load.PhaseResult{Name: "regression fs", Label: "fs", Round: i + 1, Users: 1, Target: "fs",
+		r.Phases = append(r.Phases, loadreport.PhaseResult{Name: "regression fs", Label: "fs", Round: i + 1, Users: 1, Target: "fs",
 			Seconds: 1, Metrics: rec.Snapshot(start.Add(time.Second))})
 	}
 	doc, err := r.JSON()

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
 	"github.com/thoughtbox-bench/tbbench/harness/target/noop"
 )
@@ -136,11 +136,11 @@ func TestLoadSubjectsAndInconclusive(t *testing.T) {
 	if code != exitLoadPass {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rep, err := load.ReadReport(filepath.Join(dir, "ab", "load.json"))
+	rep, err := loadreport.ReadReport(filepath.Join(dir, "ab", "load.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Baseline != "base" || len(rep.Targets) != 3 || rep.Targets[2].Label != load.CeilingLabel {
+	if rep.Baseline != "base" || len(rep.Targets) != 3 || rep.Targets[2].Label != loadreport.CeilingLabel {
 		t.Fatalf("baseline %q, targets %+v", rep.Baseline, rep.Targets)
 	}
 	vs := map[string]bool{}

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 )
 
 func runMerge(args []string) int {
@@ -41,16 +41,16 @@ Flags:
 		fmt.Fprintln(os.Stderr, "tbbench merge: name the load.json files of the segments")
 		return 2
 	}
-	var reps []*load.Report
+	var reps []*loadreport.Report
 	for _, path := range fs.Args() {
-		r, err := load.ReadReport(path)
+		r, err := loadreport.ReadReport(path)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "tbbench merge:", err)
 			return 2
 		}
 		reps = append(reps, r)
 	}
-	merged, err := load.Merge(reps)
+	merged, err := loadreport.Merge(reps)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench merge:", err)
 		return 2
@@ -67,7 +67,7 @@ Flags:
 	}
 	fmt.Print(merged.Summary())
 	fmt.Printf("results in %s\n", dir)
-	if merged.Verdict != load.VerdictPass {
+	if merged.Verdict != loadreport.VerdictPass {
 		return 1
 	}
 	return 0

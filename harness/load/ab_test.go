@@ -50,7 +50,7 @@ tiers:
     warmup: 1s
     thresholds:
       errors: ["rate<0.1%"]
-      ratio{vs:baseline}: ["cpu_per_call<1.10"]
+      ratio{vs:baseline}: ["cpu_per_call<1.05"]
     ceiling:
       dropped: ["rate<5%"]
 `))

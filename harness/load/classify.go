@@ -8,37 +8,30 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
-)
-
-// Outcome classes of a call. Every call has exactly one.
-const (
-	ClassOK        = "ok"
-	ClassTransport = "transport"  // connection refused or reset, bad framing
-	ClassTimeout   = "timeout"    // the call's deadline passed
-	ClassToolError = "tool_error" // a tools/call result with isError: true
-	// http_<status> and jsonrpc_<code> are built by Classify.
 )
 
 var statusRE = regexp.MustCompile(`status (\d{3})`)
 
-// Classify names the outcome class of a call's error: ClassOK for nil,
-// "jsonrpc_<code>" for a JSON-RPC error answer, "http_<status>" for an HTTP
-// status other than 200/202, ClassTimeout, or ClassTransport.
+// Classify names the outcome class of a call's error (the classes are
+// loadreport's): ClassOK for nil, "jsonrpc_<code>" for a JSON-RPC error
+// answer, "http_<status>" for an HTTP status other than 200/202,
+// ClassTimeout, or ClassTransport.
 func Classify(err error) string {
 	var rpc *target.RPCError
 	switch {
 	case err == nil:
-		return ClassOK
+		return loadreport.ClassOK
 	case errors.As(err, &rpc):
 		return "jsonrpc_" + strconv.Itoa(rpc.Code)
 	case errors.Is(err, transport.ErrSessionTerminated):
 		return "http_404"
 	case errors.Is(err, context.DeadlineExceeded):
-		return ClassTimeout
+		return loadreport.ClassTimeout
 	}
 	if m := statusRE.FindStringSubmatch(err.Error()); m != nil {
 		return "http_" + m[1]
 	}
-	return ClassTransport
+	return loadreport.ClassTransport
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 )
 
 // Live follows a run as it goes, for a progress display: calls, errors and
@@ -52,7 +54,7 @@ func (l *Live) add(s sample) {
 		return
 	}
 	l.calls.Add(1)
-	if s.Class != ClassOK {
+	if s.Class != loadreport.ClassOK {
 		l.errors.Add(1)
 	}
 	l.mu.Lock()

@@ -5,8 +5,16 @@
 // metrics), abort-on-fail thresholds are watched while the load runs
 // (package threshold), and afterwards every acknowledged thought is read
 // back. A tier (smoke, regression, stress, soak, long-session, listing)
-// arranges phases, possibly against several targets in interleaved rounds,
-// and the Report compares them, the no-op ceiling included.
+// arranges phases, possibly against several targets in interleaved rounds.
+//
+// This package is the runner only. What a run produces — load.json's
+// model, its statistics (medians with confidence intervals, paired ratios),
+// the judging of the thresholds and the verdict, the merge of segments,
+// reading and writing load.json and its schema, and the renderers (load.md,
+// load.html, the scorecard) — lives in package loadreport, which imports no
+// runner: read a load.json with loadreport, not with this package. The
+// names declared here as aliases of loadreport's (Report, CeilingLabel, the
+// verdicts) are those a caller of Run needs.
 package load
 
 import (
@@ -16,6 +24,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -32,8 +41,18 @@ type Subject struct {
 	Open func(ctx context.Context) (target.Target, error)
 }
 
+// Report is what Run returns: load.json (package loadreport).
+type Report = loadreport.Report
+
 // CeilingLabel labels the no-op server measured beside the real targets.
-const CeilingLabel = "ceiling"
+const CeilingLabel = loadreport.CeilingLabel
+
+// The verdicts of a Report.
+const (
+	VerdictPass         = loadreport.VerdictPass
+	VerdictFail         = loadreport.VerdictFail
+	VerdictInconclusive = loadreport.VerdictInconclusive
+)
 
 // Options configure a load run.
 type Options struct {
@@ -104,7 +123,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Nonce == "" {
 		o.Nonce = fmt.Sprintf("n%08x", uint32(o.Segment.Seed(o.Seed)))
 	}
-	rep := newReport(o, tier)
+	rep := loadreport.New(loadreport.RunInfo{Workload: o.Workload, Tier: tier, Seed: o.Seed, Nonce: o.Nonce,
+		Segment: o.Segment.String(), Baseline: o.Baseline})
 	targets := make([]target.Target, len(o.Subjects))
 	defer func() {
 		for _, t := range targets {
@@ -135,9 +155,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	rep.finish()
+	rep.Finish()
 	if o.Observatory != nil {
-		rep.compareObservatory(*o.Observatory, r.fanOut)
+		rep.CompareObservatory(o.Observatory.Off, o.Observatory.On, r.fanOut)
 	}
 	return rep, nil
+}
+
+// describe records what a subject's target is.
+func describe(label string, t target.Target) loadreport.TargetInfo {
+	i := t.Info()
+	return loadreport.TargetInfo{Label: label, Kind: i.Kind, Address: i.Address, Transport: i.Transport, Storage: i.Storage}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -115,7 +116,7 @@ func TestSmokeKeepsEveryThought(t *testing.T) {
 	if err := rep.WriteFiles(dir); err != nil {
 		t.Fatal(err)
 	}
-	back, err := load.ReadReport(filepath.Join(dir, "load.json"))
+	back, err := loadreport.ReadReport(filepath.Join(dir, "load.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 		}
 		path := filepath.Join(t.TempDir(), "load.json")
 		os.WriteFile(path, b, 0o644)
-		back, err := load.ReadReport(path)
+		back, err := loadreport.ReadReport(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,11 +251,11 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	merged, err := load.Merge(parts)
+	merged, err := loadreport.Merge(parts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := load.Merge([]*load.Report{parts[0], parts[0]}); err == nil {
+	if _, err := loadreport.Merge([]*loadreport.Report{parts[0], parts[0]}); err == nil {
 		t.Error("a segment merged twice")
 	}
 	if len(merged.Phases) != len(whole.Phases) {
@@ -262,7 +263,7 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 	}
 	for i, p := range merged.Phases {
 		wp := whole.Phases[i]
-		arrivals := func(p load.PhaseResult) uint64 { return p.Started + p.Dropped }
+		arrivals := func(p loadreport.PhaseResult) uint64 { return p.Started + p.Dropped }
 		if arrivals(p) != arrivals(wp) || p.Users != wp.Users {
 			t.Errorf("%s: merged %d arrivals and %d users, whole %d and %d", p.Name, arrivals(p), p.Users, arrivals(wp), wp.Users)
 		}
@@ -292,7 +293,7 @@ func TestSegmentsAddUpToTheWhole(t *testing.T) {
 	}
 }
 
-func names(ps []load.PhaseResult) []string {
+func names(ps []loadreport.PhaseResult) []string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.Name
@@ -362,7 +363,7 @@ tiers:
 	}
 }
 
-func probes(phases []load.PhaseResult) int {
+func probes(phases []loadreport.PhaseResult) int {
 	n := 0
 	for _, p := range phases {
 		if p.Probe {
@@ -422,7 +423,7 @@ tiers:
 	if err := rep.WriteFiles(dir); err != nil {
 		t.Fatal(err)
 	}
-	back, err := load.ReadReport(filepath.Join(dir, "load.json"))
+	back, err := loadreport.ReadReport(filepath.Join(dir, "load.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/procstat"
@@ -58,84 +61,6 @@ type PhaseSpec struct {
 	OnAck func(session string)
 }
 
-// PhaseResult is what one phase measured.
-type PhaseResult struct {
-	Name  string `json:"name"`
-	Label string `json:"label"`
-	Round int    `json:"round,omitempty"`
-	// Warmup marks the unmeasured phase before the first round, left out
-	// of rounds, comparisons and scores.
-	Warmup bool `json:"warmup,omitempty"`
-	// Probe marks a stress ladder's rung: a threshold it misses (and the
-	// abort that follows) answers the ladder's question and fails nothing.
-	Probe  bool    `json:"probe,omitempty"`
-	Rate   float64 `json:"offeredRate,omitempty"`
-	Users  int     `json:"users"`
-	Target string  `json:"target"`
-	// Started, Dropped and the schedule lag come from the executor.
-	Started  uint64  `json:"started"`
-	Dropped  uint64  `json:"dropped"`
-	LagP99Ms float64 `json:"scheduleLagP99Ms"`
-	// Pacer says, for an open phase, whether its scheduler waited for the
-	// arrivals at a real-time priority ("real-time") or not ("ordinary"),
-	// and PacerNote why not, when it was asked to (pace.RealTime).
-	Pacer     string  `json:"pacer,omitempty"`
-	PacerNote string  `json:"pacerNote,omitempty"`
-	Seconds   float64 `json:"seconds"`
-	Aborted   string  `json:"aborted,omitempty"`
-	// Metrics holds the histograms, counts, error classes and time series.
-	Metrics *metrics.Snapshot `json:"metrics"`
-	// Process is the server process's CPU and memory, when it is a child.
-	Process      *ProcessStats      `json:"process,omitempty"`
-	Verification *Verification      `json:"verification,omitempty"`
-	Thresholds   []ThresholdOutcome `json:"thresholds,omitempty"`
-	// Slopes are the trends of latency and memory over the phase.
-	Slopes *Slopes `json:"slopes,omitempty"`
-}
-
-// PhaseResult.Pacer's values.
-const (
-	PacerRealTime = "real-time"
-	PacerOrdinary = "ordinary"
-)
-
-// ProcessStats is the server process's resource use during a phase.
-type ProcessStats struct {
-	PID        int     `json:"pid"`
-	CPUSeconds float64 `json:"cpuSeconds"`
-	CPUPercent float64 `json:"cpuPercent"`
-	// CPUPerCallUs is CPUSeconds over the calls the phase completed, in
-	// microseconds: what one call cost the server, however busy the
-	// machine was (CPU time, not wall time).
-	CPUPerCallUs float64   `json:"cpuPerCallUs,omitempty"`
-	MaxRSSMiB    float64   `json:"maxRssMiB"`
-	RSSMiB       []float64 `json:"rssMiB"` // one sample a second
-}
-
-// ThresholdOutcome is one threshold's verdict.
-type ThresholdOutcome struct {
-	// Threshold is the selector and expression together, for people.
-	Threshold  string `json:"threshold"`
-	Selector   string `json:"selector"`
-	Expression string `json:"expression"`
-	Status     string `json:"status"`
-	Observed   string `json:"observed"`
-	// Subject and Reference name what a relative threshold compared: the
-	// subject's label and the ceiling's or the baseline's.
-	Subject   string `json:"subject,omitempty"`
-	Reference string `json:"reference,omitempty"`
-}
-
-// Passed reports whether no threshold failed and the verification passed.
-func (r PhaseResult) Passed() bool {
-	for _, t := range r.Thresholds {
-		if t.Status != threshold.Passed.String() {
-			return false
-		}
-	}
-	return r.Verification == nil || r.Verification.Passed()
-}
-
 // runner holds what the phases of one run share.
 type runner struct {
 	o      Options
@@ -143,7 +68,7 @@ type runner struct {
 	// live is told about every finished call, for progress reporting.
 	live *Live
 	// fanOut is what the Observatory's fan-out phase measured, if any.
-	fanOut *FanOutResult
+	fanOut *loadreport.FanOutResult
 	// watcher is the run's watch, waited for before the first measured
 	// phase.
 	watcher *watch
@@ -152,7 +77,7 @@ type runner struct {
 // runPhase runs one phase: the executor drives virtual users against the
 // target while the server process is sampled and abort-on-fail thresholds
 // are watched; then, if asked, every acknowledged thought is read back.
-func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
+func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResult {
 	acked := newAcks()
 	shape := &r.o.Workload.Session
 	if s.Session != nil {
@@ -177,7 +102,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	rec := metrics.NewRecorder(time.Now(), 0)
 	ph.record = func(user int, sm sample) {
 		class := sm.Class
-		if class == ClassOK {
+		if class == loadreport.ClassOK {
 			class = ""
 		}
 		rec.Record(user, metrics.Call{Op: sm.Op, Class: class, Message: sm.Message,
@@ -219,14 +144,14 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	for _, u := range users {
 		u.abandon() // the end of the run
 	}
-	out := PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Warmup: s.Warmup, Probe: s.Probe, Rate: s.Rate, Users: s.Users,
+	out := loadreport.PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Warmup: s.Warmup, Probe: s.Probe, Rate: s.Rate, Users: s.Users,
 		Target: s.Target.Info().Address, Started: res.Started, Dropped: res.Dropped,
 		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted}
 	if res.Lag != nil {
 		out.LagP99Ms = float64(res.LagQuantile(99)) / float64(time.Millisecond)
-		out.Pacer = PacerOrdinary
+		out.Pacer = loadreport.PacerOrdinary
 		if res.RealTime {
-			out.Pacer = PacerRealTime
+			out.Pacer = loadreport.PacerRealTime
 		}
 		if res.RealTimeErr != nil {
 			out.PacerNote = res.RealTimeErr.Error()
@@ -239,16 +164,16 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) PhaseResult {
 	}
 	out.Slopes = slopes(out)
 	if s.Verify && s.Target.Info().Kind != target.KindNoop {
-		var v Verification
+		var v loadreport.Verification
 		if why := unverifiable(s.Target.Info()); why != "" {
 			order, _ := acked.bySession()
-			v = Verification{Sessions: len(order), Acknowledged: acked.Len(), Reason: why}
+			v = loadreport.Verification{Sessions: len(order), Acknowledged: acked.Len(), Reason: why}
 		} else {
 			v = verify(context.WithoutCancel(ctx), s.Target, acked, 8, r.errors)
 		}
 		out.Verification = &v
 	}
-	out.Thresholds = evaluate(s.Thresholds, out)
+	out.Thresholds = loadreport.Evaluate(s.Thresholds, out)
 	return out
 }
 
@@ -311,39 +236,13 @@ func (r *runner) watch(ctx context.Context, rec *metrics.Recorder, ts []threshol
 			case <-tick.C:
 			}
 			snap := rec.Snapshot(time.Now())
-			if res, ok := threshold.Abort(watched, lookup(snap), time.Since(start)); ok {
+			if res, ok := threshold.Abort(watched, loadreport.Lookup(snap), time.Since(start)); ok {
 				abort(fmt.Sprintf("threshold %s failed (observed %s): aborted", res.Threshold, res.ObservedText()))
 				return
 			}
 		}
 	}()
 	return func() { close(done); wg.Wait() }
-}
-
-// evaluate checks every threshold against a finished phase; relative ones
-// (the ratio metric) compare subjects and are judged with the whole run.
-func evaluate(ts []threshold.Threshold, p PhaseResult) []ThresholdOutcome {
-	out := make([]ThresholdOutcome, 0, len(ts))
-	for _, t := range ts {
-		if t.Selector.Kind() == threshold.Ratio {
-			continue
-		}
-		res := threshold.Evaluate(t, lookup(p.Metrics))
-		out = append(out, ThresholdOutcome{Threshold: t.String(), Selector: t.Selector.String(), Expression: t.Expression.Text,
-			Status: res.Status.String(), Observed: res.ObservedText()})
-	}
-	return out
-}
-
-// reevaluate judges a recorded threshold again against p's metrics (after a
-// merge).
-func reevaluate(o ThresholdOutcome, p PhaseResult) ThresholdOutcome {
-	t, err := threshold.Parse(o.Selector, o.Expression)
-	if err != nil {
-		o.Status, o.Observed = "unreadable", err.Error()
-		return o
-	}
-	return evaluate([]threshold.Threshold{t}, p)[0]
 }
 
 // processSampler samples a child server's CPU and memory once a second.
@@ -364,7 +263,7 @@ func startProcessSampler(t target.Target) *processSampler {
 	return &processSampler{pid: p.PID(), s: s}
 }
 
-func (p *processSampler) stop() *ProcessStats {
+func (p *processSampler) stop() *loadreport.ProcessStats {
 	if p == nil {
 		return nil
 	}
@@ -372,10 +271,17 @@ func (p *processSampler) stop() *ProcessStats {
 	if len(series) < 2 {
 		return nil
 	}
-	out := &ProcessStats{PID: p.pid, CPUSeconds: (series[len(series)-1].CPU() - series[0].CPU()).Seconds(),
+	out := &loadreport.ProcessStats{PID: p.pid, CPUSeconds: (series[len(series)-1].CPU() - series[0].CPU()).Seconds(),
 		CPUPercent: series.MeanCPU(), MaxRSSMiB: float64(series.MaxRSS()) / (1 << 20)}
 	for _, x := range series.RSS() {
 		out.RSSMiB = append(out.RSSMiB, x.Value/(1<<20))
 	}
 	return out
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a file name of a phase name.
+func slug(s string) string {
+	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -38,7 +39,7 @@ tiers:
 // thoughts each).
 func openWorkload(t *testing.T) *workload.Workload { return openRound(t, 200, 100, 4) }
 
-func runOpen(t *testing.T, open func(ctx context.Context) (target.Target, error)) load.PhaseResult {
+func runOpen(t *testing.T, open func(ctx context.Context) (target.Target, error)) loadreport.PhaseResult {
 	t.Helper()
 	return runOpenReport(t, pace.RealTimeOff, open).Phases[0]
 }
@@ -67,11 +68,11 @@ func TestOpenPhaseSaysHowItPaced(t *testing.T) {
 		pacer    string
 		note, md string
 	}{
-		{pace.RealTimeOff, load.PacerOrdinary, "", "ordinary priority"},
-		{pace.RealTimeAuto, load.PacerRealTime, "", "real-time priority"},
+		{pace.RealTimeOff, loadreport.PacerOrdinary, "", "ordinary priority"},
+		{pace.RealTimeAuto, loadreport.PacerRealTime, "", "real-time priority"},
 	} {
 		if c.mode == pace.RealTimeAuto && permitted != nil {
-			c.pacer, c.note, c.md = load.PacerOrdinary, permitted.Error(), permitted.Error()
+			c.pacer, c.note, c.md = loadreport.PacerOrdinary, permitted.Error(), permitted.Error()
 		}
 		rep := runOpenReport(t, c.mode, noopTarget)
 		p := rep.Phases[0]

@@ -1,18 +1,9 @@
 package load
 
-// Slopes are the linear trends of a long phase: how fast its per-second
-// p99 latency and the server's memory grow, per minute (least squares).
-type Slopes struct {
-	// P99MsPerMinute is the slope of the per-second p99 latency.
-	P99MsPerMinute float64 `json:"p99MsPerMinute"`
-	// RSSMiBPerMinute is the slope of the server's RSS (when measured).
-	RSSMiBPerMinute *float64 `json:"rssMiBPerMinute,omitempty"`
-	// Seconds is how many seconds the latency slope is fitted over.
-	Seconds int `json:"seconds"`
-}
+import "github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 
 // slopes fits the phase's per-second p99 and RSS series.
-func slopes(p PhaseResult) *Slopes {
+func slopes(p loadreport.PhaseResult) *loadreport.Slopes {
 	var xs, ys []float64
 	if p.Metrics != nil {
 		for _, pt := range p.Metrics.Series() {
@@ -24,7 +15,7 @@ func slopes(p PhaseResult) *Slopes {
 	if len(xs) < 2 {
 		return nil
 	}
-	out := &Slopes{P99MsPerMinute: slope(xs, ys), Seconds: len(xs)}
+	out := &loadreport.Slopes{P99MsPerMinute: slope(xs, ys), Seconds: len(xs)}
 	if p.Process != nil && len(p.Process.RSSMiB) >= 2 {
 		rx := make([]float64, len(p.Process.RSSMiB))
 		for i := range rx {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -13,7 +14,7 @@ import (
 
 // runTier arranges the tier's phases against the targets and adds their
 // results to rep.
-func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.Target, rep *Report) error {
+func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.Target, rep *loadreport.Report) error {
 	switch t.Name {
 	case workload.Stress:
 		r.watcher.waitReady(ctx)
@@ -149,8 +150,8 @@ const halfSteps = 3
 // rung's rate. After it, a phase at half the maximum sustainable rate,
 // halfSteps rungs long, reports the latency a target keeps with room to
 // spare (not in a segment: each segment's maximum is its own).
-func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) StressResult {
-	out := StressResult{Label: label}
+func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *loadreport.Report) loadreport.StressResult {
+	out := loadreport.StressResult{Label: label}
 	rungs := t.Ladder.Rungs()
 	if t.Warmup > 0 && len(rungs) > 0 {
 		spec := PhaseSpec{Name: fmt.Sprintf("stress %s warm-up", label), Label: label, Target: tg, Warmup: true, Verify: true}
@@ -164,7 +165,7 @@ func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg t
 		p := r.runPhase(ctx, spec)
 		rep.Phases = append(rep.Phases, p)
 		total := p.Metrics.Total()
-		rung := Rung{Rate: rate, Achieved: total.Throughput, P99Ms: p99(total), ErrorRate: total.ErrorRate,
+		rung := loadreport.Rung{Rate: rate, Achieved: total.Throughput, P99Ms: loadreport.P99Ms(total), ErrorRate: total.ErrorRate,
 			DroppedRate: p.Metrics.DroppedRatio(), Passed: p.Passed()}
 		out.Rungs = append(out.Rungs, rung)
 		if rung.Passed {
@@ -183,9 +184,9 @@ func (r *runner) ladder(ctx context.Context, t workload.Tier, label string, tg t
 		p := r.runPhase(ctx, r.openPhase(spec, half, halfSteps*t.Ladder.StepDuration, t.MaxUsers))
 		rep.Phases = append(rep.Phases, p)
 		total := p.Metrics.Total()
-		out.Half = &Rung{Rate: half, Achieved: total.Throughput, P99Ms: p99(total), ErrorRate: total.ErrorRate,
+		out.Half = &loadreport.Rung{Rate: half, Achieved: total.Throughput, P99Ms: loadreport.P99Ms(total), ErrorRate: total.ErrorRate,
 			DroppedRate: p.Metrics.DroppedRatio(), Passed: p.Passed()}
-		out.HalfThoughtP99Ms = opP99(p.Metrics, string(workload.OpThought))
+		out.HalfThoughtP99Ms = loadreport.OpP99Ms(p.Metrics, string(workload.OpThought))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -14,45 +15,9 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
-// LongSessionResult compares the cost of a long reasoning session's last
-// thoughts with its first.
-type LongSessionResult struct {
-	Label    string `json:"label"`
-	Thoughts int    `json:"thoughts"`
-	Window   int    `json:"window"`
-	// FirstMs and LastMs are the median service times of the first and
-	// last Window thoughts; Ratio is LastMs / FirstMs.
-	FirstMs float64 `json:"firstMedianMs"`
-	LastMs  float64 `json:"lastMedianMs"`
-	Ratio   float64 `json:"ratio"`
-	// TenthMs and LastThoughtMs are the 10th and the last thought's own
-	// service times, the closing thought left out: it also exports the
-	// whole session, whose cost CloseMs is reported apart.
-	TenthMs       float64 `json:"tenthMs"`
-	LastThoughtMs float64 `json:"lastThoughtMs"`
-	CloseMs       float64 `json:"closeMs"`
-	// ReadLastP50Ms and ReadLastP99Ms are the round-trip latencies of
-	// read_thoughts {last: 5} on the finished session of Thoughts thoughts,
-	// ReadLastCalls calls one at a time on a new MCP session.
-	ReadLastP50Ms float64 `json:"readLastP50Ms"`
-	ReadLastP99Ms float64 `json:"readLastP99Ms"`
-	ReadLastCalls int     `json:"readLastCalls"`
-	// ReadLastDirect is the same measurement straight to the server, when
-	// the tier ran through a sidecar: a proxy hop costs about as much as
-	// this call, and the server's own figure is the one without it.
-	ReadLastDirect *ReadLastFigures `json:"readLastDirect,omitempty"`
-}
-
-// ReadLastFigures are the round-trip latencies of read_thoughts {last: 5}.
-type ReadLastFigures struct {
-	P50Ms float64 `json:"p50Ms"`
-	P99Ms float64 `json:"p99Ms"`
-	Calls int     `json:"calls"`
-}
-
 // longSession runs one virtual user through one reasoning session of
 // t.Thoughts main-chain thoughts and compares the ends.
-func (r *runner) longSession(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) LongSessionResult {
+func (r *runner) longSession(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *loadreport.Report) loadreport.LongSessionResult {
 	// Thoughts only, so that the ends compare like with like.
 	shape := r.o.Workload.Session.WithThoughts(t.Thoughts)
 	shape.ThinkTime = workload.DurationRange{}
@@ -67,7 +32,7 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 		Executor: &pace.Closed{Users: 1, Iterations: uint64(steps + 2), GracefulStop: 5 * time.Second},
 		OnSample: func(s sample) {
 			switch {
-			case s.Class != ClassOK:
+			case s.Class != loadreport.ClassOK:
 			case s.Op == string(workload.OpThought) || s.Op == string(workload.OpRevision):
 				costs = append(costs, s.Done.Sub(s.Sent))
 			case s.Op == string(workload.OpClose):
@@ -76,7 +41,7 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 		},
 		OnAck: func(id string) { session = id }}
 	rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
-	out := LongSessionResult{Label: label, Thoughts: len(costs), Window: t.Window, CloseMs: ms(closing)}
+	out := loadreport.LongSessionResult{Label: label, Thoughts: len(costs), Window: t.Window, CloseMs: ms(closing)}
 	if session != "" && ctx.Err() == nil {
 		if f, ok := r.measureReadLast(ctx, tg, session, out.Label); ok {
 			out.ReadLastP50Ms, out.ReadLastP99Ms, out.ReadLastCalls = f.P50Ms, f.P99Ms, f.Calls
@@ -102,32 +67,10 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 	return out
 }
 
-// ListingResult is the latency of the listing operations with a number of
-// stored sessions.
-type ListingResult struct {
-	Label    string `json:"label"`
-	Sessions int    `json:"storedSessions"`
-	// Stored counts the sessions the harness created (the server may hold
-	// more from earlier runs).
-	Created int `json:"created"`
-	// Ops holds latency summaries by operation: list_sessions, session_list,
-	// session_search, load_context and initialize (the first call of a new
-	// MCP session).
-	Ops     map[string]metrics.Summary `json:"ops"`
-	Metrics *metrics.Snapshot          `json:"metrics"`
-	// AfterRestart marks the figures measured after Restart, on the
-	// restarted server (on the largest number of sessions only).
-	AfterRestart bool           `json:"afterRestart,omitempty"`
-	Restart      *RestartResult `json:"restart,omitempty"`
-}
-
-// listingOps are the operations a listing result reports.
-var listingOps = []workload.Op{workload.OpListSessions, workload.OpSessionList, workload.OpSessionSearch, workload.OpLoadContext, workload.OpInitialize}
-
 // listing stores sessions up to each of t.Sessions and measures the listing
 // operations with each number.
-func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *Report) []ListingResult {
-	var out []ListingResult
+func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg target.Target, rep *loadreport.Report) []loadreport.ListingResult {
+	var out []loadreport.ListingResult
 	var ids []string
 	stored := 0
 	for _, n := range t.Sessions {
@@ -140,9 +83,9 @@ func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg 
 		if err != nil {
 			r.errors.Notef("listing %s: storing sessions: %v", label, err)
 		}
-		res := ListingResult{Label: label, Sessions: n, Created: stored}
+		res := loadreport.ListingResult{Label: label, Sessions: n, Created: stored}
 		res.Metrics = r.measureListing(ctx, tg, ids, t.Samples)
-		res.fillOps()
+		res.FillOps()
 		out = append(out, res)
 	}
 	if len(out) == 0 || ctx.Err() != nil {
@@ -151,7 +94,7 @@ func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg 
 	// Restart on the largest number: start-up time and memory, then the
 	// listing again on the restarted server.
 	last := out[len(out)-1]
-	after := ListingResult{Label: label, Sessions: last.Sessions, Created: stored, AfterRestart: true,
+	after := loadreport.ListingResult{Label: label, Sessions: last.Sessions, Created: stored, AfterRestart: true,
 		Restart: r.measureRestart(ctx, tg, stored)}
 	after.Metrics = metrics.NewRecorder(time.Now(), 1).Snapshot(time.Now())
 	if after.Restart.Note == "" {
@@ -160,20 +103,13 @@ func (r *runner) listing(ctx context.Context, t workload.Tier, label string, tg 
 		}
 		after.Metrics = r.measureListing(ctx, tg, ids, t.Samples)
 	}
-	after.fillOps()
+	after.FillOps()
 	return append(out, after)
-}
-
-func (l *ListingResult) fillOps() {
-	l.Ops = map[string]metrics.Summary{}
-	for _, op := range listingOps {
-		l.Ops[string(op)] = l.Metrics.Op(string(op))
-	}
 }
 
 // populate creates n small reasoning sessions (start_new, cipher, two
 // thoughts) with eight users and returns their ids.
-func (r *runner) populate(ctx context.Context, label string, tg target.Target, n int, rep *Report) ([]string, error) {
+func (r *runner) populate(ctx context.Context, label string, tg target.Target, n int, rep *loadreport.Report) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -195,14 +131,14 @@ func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []str
 	rec := metrics.NewRecorder(time.Now(), 1)
 	record := func(op workload.Op, sent time.Time, err error, res target.ToolResult) {
 		class := Classify(err)
-		if class == ClassOK {
+		if class == loadreport.ClassOK {
 			class = ""
 		}
 		msg := ""
 		if err != nil {
 			msg = err.Error()
 		} else if res.IsError {
-			class, msg = ClassToolError, res.Text()
+			class, msg = loadreport.ClassToolError, res.Text()
 		}
 		rec.Record(0, metrics.Call{Op: string(op), Class: class, Message: msg, Scheduled: sent, Sent: sent, Done: time.Now()})
 	}

@@ -8,32 +8,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
-
-// Verification is the result of reading back every acknowledged thought.
-type Verification struct {
-	// Applicable is false when what the target keeps can not be read back
-	// (see unverifiable); Reason says why.
-	Applicable bool   `json:"applicable"`
-	Reason     string `json:"reason,omitempty"`
-	// Sessions and Acknowledged count what was checked.
-	Sessions     int `json:"sessions"`
-	Acknowledged int `json:"acknowledged"`
-	// Missing counts acknowledged thoughts that could not be read back or
-	// came back without their marker.
-	Missing int `json:"missing"`
-	// Failures describes the first missing thoughts (at most 20).
-	Failures []string `json:"failures,omitempty"`
-	// Seconds is how long the pass took.
-	Seconds float64 `json:"seconds"`
-}
-
-// Passed reports whether every acknowledged thought was read back.
-func (v Verification) Passed() bool { return !v.Applicable || v.Missing == 0 }
-
-const maxFailures = 20
 
 // unverifiable says why the thoughts a target acknowledged can not be read
 // back by a later MCP session ("" when they can). Over stdio each session is
@@ -53,10 +31,10 @@ func unverifiable(info target.Info) string {
 // with its marker in the text. A call that fails is tried again twice, so
 // that a server's passing error is not taken for a lost thought; what is
 // missing is noted in notes.
-func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *transcript.Recorder) Verification {
+func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *transcript.Recorder) loadreport.Verification {
 	start := time.Now()
 	order, sessions := a.bySession()
-	v := Verification{Applicable: true, Sessions: len(order), Acknowledged: a.Len()}
+	v := loadreport.Verification{Applicable: true, Sessions: len(order), Acknowledged: a.Len()}
 	var mu sync.Mutex
 	fail := func(n int, format string, args ...any) {
 		mu.Lock()
@@ -64,7 +42,7 @@ func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *t
 		v.Missing += n
 		msg := fmt.Sprintf(format, args...)
 		notes.Notef("verification: %s", msg)
-		if len(v.Failures) < maxFailures {
+		if len(v.Failures) < loadreport.MaxFailures {
 			v.Failures = append(v.Failures, msg)
 		}
 	}

@@ -2,8 +2,8 @@ package load
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
@@ -60,7 +60,7 @@ func watched(label string, t target.Target) Watched {
 
 // startWatch starts o.Watcher on the opened targets, noting in the report
 // why the watch does not apply when it cannot start.
-func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []target.Target, rep *Report) *watch {
+func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []target.Target, rep *loadreport.Report) *watch {
 	if w == nil {
 		return &watch{}
 	}
@@ -78,7 +78,7 @@ func startWatch(ctx context.Context, w Watcher, subjects []Subject, targets []ta
 // watch is a started Watcher (nil, or w nil: none, or it ended).
 type watch struct {
 	w     Watcher
-	rep   *Report
+	rep   *loadreport.Report
 	ready bool
 }
 
@@ -110,37 +110,4 @@ func (a *watch) finish(ctx context.Context) {
 		checks = append(checks, scorecards.Check{Name: "the sidecar's telemetry checked in Prometheus after the load", Detail: err.Error()})
 	}
 	a.rep.Observability = checks
-}
-
-// observabilityAxis scores the watcher's checks as the share passed.
-func (r *Report) observabilityAxis() (scorecards.Axis, bool) {
-	if len(r.Observability) == 0 {
-		return scorecards.Axis{}, false
-	}
-	a := scorecards.ChecksAxis(scorecards.AxisObservability, scorecards.DefaultWeight(scorecards.AxisObservability), r.Observability)
-	a.Summary = "after the load, in Prometheus scraping the sidecar: " + a.Summary + " (every dashboard panel query and alert rule returns data)"
-	return a, true
-}
-
-// observabilityLine is the summary's line about the watch.
-func (r *Report) observabilityLine() string {
-	if len(r.Observability) == 0 {
-		if r.ObservabilityNote == "" {
-			return ""
-		}
-		return "observability " + r.ObservabilityNote + "\n"
-	}
-	passed := 0
-	for _, c := range r.Observability {
-		if c.Passed {
-			passed++
-		}
-	}
-	line := fmt.Sprintf("observability: %d of %d checks passed in Prometheus (every dashboard panel query and alert rule returns data; the watcher's own calls)\n", passed, len(r.Observability))
-	for _, c := range r.Observability {
-		if !c.Passed {
-			line += fmt.Sprintf("  FAILED %s: %s\n", c.Name, c.Detail)
-		}
-	}
-	return line
 }

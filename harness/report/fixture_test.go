@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
@@ -19,22 +19,22 @@ var loadLabels = []struct {
 }{
 	{"fs", scorecards.TargetEmbedded, 2 * time.Millisecond},
 	{"memory", scorecards.TargetEmbedded, time.Millisecond},
-	{load.CeilingLabel, scorecards.TargetNoop, 300 * time.Microsecond},
+	{loadreport.CeilingLabel, scorecards.TargetNoop, 300 * time.Microsecond},
 }
 
 // writeLoadRun writes a synthetic regression run into dir as load.json (and
 // load.md, load.html): three targets, two rounds of four seconds each, and
 // returns its report.
-func writeLoadRun(t *testing.T, dir string) *load.Report {
+func writeLoadRun(t *testing.T, dir string) *loadreport.Report {
 	t.Helper()
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r := &load.Report{SchemaVersion: load.SchemaVersion, RunID: "fixture", Tier: "regression", Seed: 1, Nonce: "fixture",
+	r := &loadreport.Report{SchemaVersion: loadreport.SchemaVersion, RunID: "fixture", Tier: "regression", Seed: 1, Nonce: "fixture",
 		Segments: []string{"1/1"}, Workload: "fixture.yaml", WorkloadHash: "0123456789abcdef",
 		StartedAt: start, FinishedAt: start.Add(time.Minute), Machine: scorecards.CurrentMachine()}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k, l := range loadLabels {
 		calls := 600 + 300*k // in four seconds: 150, 225 and 300 calls/s
-		r.Targets = append(r.Targets, load.TargetInfo{Label: l.label, Kind: l.kind, Address: "in-process", Transport: "http"})
+		r.Targets = append(r.Targets, loadreport.TargetInfo{Label: l.label, Kind: l.kind, Address: "in-process", Transport: "http"})
 		for round := 1; round <= 2; round++ {
 			rec := metrics.NewRecorder(start, 1)
 			for i := range calls {
@@ -46,12 +46,12 @@ func writeLoadRun(t *testing.T, dir string) *load.Report {
 				}
 				rec.Record(0, metrics.Call{Op: op, Scheduled: at, Sent: at, Done: at.Add(lat)})
 			}
-			r.Phases = append(r.Phases, load.PhaseResult{Name: fmt.Sprintf("%s round %d", l.label, round), Label: l.label,
+			r.Phases = append(r.Phases, loadreport.PhaseResult{Name: fmt.Sprintf("%s round %d", l.label, round), Label: l.label,
 				Round: round, Rate: float64(calls / 4), Users: 4, Target: l.label, Started: uint64(calls), Seconds: 4,
 				Metrics: rec.Snapshot(start.Add(4 * time.Second))})
 		}
 	}
-	merged, err := load.Merge([]*load.Report{r})
+	merged, err := loadreport.Merge([]*loadreport.Report{r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func writeLoadRun(t *testing.T, dir string) *load.Report {
 // runCard returns the scorecard of a whole run: a conformance cell
 // (correctness levels, observability checks with a failure) combined with
 // the load run's performance and stability.
-func runCard(rep *load.Report) scorecards.Scorecard {
+func runCard(rep *loadreport.Report) scorecards.Scorecard {
 	conform := scorecards.Scorecard{SchemaVersion: scorecards.SchemaVersion, RunID: "fixture-conform",
 		StartedAt: rep.StartedAt, FinishedAt: rep.FinishedAt, Machine: rep.Machine,
 		Target: scorecards.Target{Name: "reference", Kind: scorecards.TargetEmbedded, Transport: "http", Storage: "fs"},

@@ -1,8 +1,14 @@
 // Package report writes the human views of a scorecard beside its
-// scorecard.json: scorecard.md, and scorecard.html, one self-contained page
-// that also draws the charts of the run directory's load.json (with
-// harness/load/chart) when the run has one. It sits in harness because the
-// scorecards package must not import the harness.
+// scorecard.json in a run directory: scorecard.md, and scorecard.html, one
+// self-contained page that also draws the charts of the directory's
+// load.json when the run has one.
+//
+// It has that one job, joining two packages that cannot import each other:
+// package scorecards renders a scorecard but knows nothing of load runs,
+// and load.json's model (harness/load/loadreport, which draws the charts)
+// imports scorecards for the machine, checks and scorecard it records, so
+// scorecards cannot import it back. This package imports both, and neither
+// the load runner nor any target: it reads load.json with loadreport.
 package report
 
 import (
@@ -11,7 +17,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -38,29 +44,18 @@ func WriteViews(dir string, card scorecards.Scorecard, cmp *scorecards.Compariso
 	return errors.Join(mdErr, figErr, err)
 }
 
-// Figures returns the charts of dir/load.json: the latency spectra, the
-// throughput per target (each storage mode and the ceiling), and
-// throughput and p99 latency over time. It returns none, and no error,
-// when dir has no load.json.
+// Figures returns the charts of dir/load.json (loadreport's
+// Report.Figures): the latency spectra, the throughput per target (each
+// storage mode and the ceiling), and throughput and p99 latency over time.
+// It returns none, and no error, when dir has no load.json.
 func Figures(dir string) ([]scorecards.Figure, error) {
 	path := filepath.Join(dir, LoadFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	r, err := load.ReadReport(path)
+	r, err := loadreport.ReadReport(path)
 	if err != nil {
 		return nil, fmt.Errorf("charts of the load run: %w", err)
 	}
-	var figs []scorecards.Figure
-	add := func(section string, svgs ...string) {
-		for _, svg := range svgs {
-			if svg != "" {
-				figs = append(figs, scorecards.Figure{Section: section, SVG: svg})
-			}
-		}
-	}
-	add("Latency spectrum (load, tier "+r.Tier+")", r.LatencyCharts()...)
-	add("Throughput per target", r.ThroughputChart())
-	add("Over time", r.OverTimeCharts()...)
-	return figs, nil
+	return r.Figures(), nil
 }

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	loadstats "github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 )
 
 // Targets of the sidecar against the bare proxy (issue 13, item 5).
@@ -28,7 +28,7 @@ func ratios(a, b []float64) []float64 {
 // summary renders values' median and 95 % interval (or range, with fewer
 // than 6 rounds) with the given precision.
 func summary(values []float64, prec int) string {
-	st := loadstats.Summarize(values)
+	st := loadreport.Summarize(values)
 	f := func(x float64) string { return strconv.FormatFloat(x, 'f', prec, 64) }
 	if st.RangeOnly {
 		return fmt.Sprintf("%s (range %s–%s)", f(st.Median), f(st.Low), f(st.High))
@@ -61,8 +61,8 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintln(w, "sidecar vs bare proxy (median of per-round ratios [95% CI]):")
 	for _, lv := range r.levels {
 		s, b, d := lv.cells[proxied], lv.cells[bare], lv.cells[direct]
-		tput := loadstats.Summarize(ratios(s.rps, b.rps)).Median
-		med := loadstats.Summarize(ratios(s.p50, b.p50)).Median
+		tput := loadreport.Summarize(ratios(s.rps, b.rps)).Median
+		med := loadreport.Summarize(ratios(s.p50, b.p50)).Median
 		fmt.Fprintf(w, "  %d sessions: throughput %s (target ≥ %.2f: %s), median latency %s (target ≤ %.2f: %s); vs direct: throughput %s, bare proxy %s\n",
 			lv.sessions, summary(ratios(s.rps, b.rps), 2), minThroughputRatio, verdict(tput >= minThroughputRatio),
 			summary(ratios(s.p50, b.p50), 2), maxMedianRatio, verdict(med <= maxMedianRatio),

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -177,9 +177,9 @@ func (res *Result) compareLoad() {
 
 // labelsOf returns the target labels of both reports, the baseline's
 // first.
-func labelsOf(b, c *load.Report) []string {
+func labelsOf(b, c *loadreport.Report) []string {
 	var out []string
-	for _, r := range []*load.Report{b, c} {
+	for _, r := range []*loadreport.Report{b, c} {
 		for _, t := range r.Targets {
 			if !slices.Contains(out, t.Label) {
 				out = append(out, t.Label)
@@ -190,7 +190,7 @@ func labelsOf(b, c *load.Report) []string {
 }
 
 // values returns one figure of every round.
-func values(rounds []load.RoundFigures, name string) []float64 {
+func values(rounds []loadreport.RoundFigures, name string) []float64 {
 	out := make([]float64, len(rounds))
 	for i, r := range rounds {
 		switch name {

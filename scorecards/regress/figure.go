@@ -1,7 +1,7 @@
 package regress
 
 import (
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 )
 
 // The verdicts of a load figure.
@@ -71,7 +71,7 @@ func (g *Gates) figure(target, name string, base, cur []float64, comparable bool
 	f.Detectable, f.Undetectable = detectable(f.Shift.N1, f.Shift.N2, g.Alpha)
 	if r := g.figureRule(target, name); r != nil {
 		f.Gated, f.Limit, f.Strict, f.Rule = true, r.Value, r.Strict, r
-	} else if target != load.CeilingLabel {
+	} else if target != loadreport.CeilingLabel {
 		f.Gated, f.Limit = true, g.MinEffect
 	}
 	worse := f.Worse()
@@ -108,7 +108,7 @@ func (g *Gates) figureRule(target, name string) *Rule {
 		if r.Target == target {
 			return r
 		}
-		if r.Target == "" && target != load.CeilingLabel && generic == nil {
+		if r.Target == "" && target != loadreport.CeilingLabel && generic == nil {
 			generic = r
 		}
 	}

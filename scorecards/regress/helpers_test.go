@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
@@ -49,12 +49,12 @@ func rounds(seed uint64, n int, tput, latMs, spread float64) [][2]float64 {
 // report returns a load report of the regression tier with target fs,
 // whose rounds have the given throughput and latency (every call the
 // same latency: so it is the p99 and the thought's p99).
-func report(rs [][2]float64) *load.Report {
+func report(rs [][2]float64) *loadreport.Report {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r := &load.Report{SchemaVersion: load.SchemaVersion, RunID: "load", Tier: "regression", Nonce: "n0", Segments: []string{"1/1"},
+	r := &loadreport.Report{SchemaVersion: loadreport.SchemaVersion, RunID: "load", Tier: "regression", Nonce: "n0", Segments: []string{"1/1"},
 		Workload: "default", WorkloadHash: "0123456789abcdef", StartedAt: start, FinishedAt: start.Add(time.Minute), Machine: machine(),
-		Targets:   []load.TargetInfo{{Label: "fs", Kind: "embedded", Transport: "http", Storage: "fs"}},
-		Summaries: []load.Summary{}, Comparisons: []load.Comparison{}, Problems: []string{}, Verdict: load.VerdictPass}
+		Targets:   []loadreport.TargetInfo{{Label: "fs", Kind: "embedded", Transport: "http", Storage: "fs"}},
+		Summaries: []loadreport.Summary{}, Comparisons: []loadreport.Comparison{}, Problems: []string{}, Verdict: loadreport.VerdictPass}
 	for i, x := range rs {
 		rec := metrics.NewRecorder(start, 1)
 		calls := int(x[0])
@@ -63,7 +63,7 @@ func report(rs [][2]float64) *load.Report {
 			sent := start.Add(time.Duration(c) * time.Second / time.Duration(calls))
 			rec.Record(0, metrics.Call{Op: "thought", Sent: sent, Done: sent.Add(lat)})
 		}
-		r.Phases = append(r.Phases, load.PhaseResult{Name: "regression fs", Label: "fs", Round: i + 1, Users: 1, Target: "fs",
+		r.Phases = append(r.Phases, loadreport.PhaseResult{Name: "regression fs", Label: "fs", Round: i + 1, Users: 1, Target: "fs",
 			Seconds: 1, Metrics: rec.Snapshot(start.Add(time.Second))})
 	}
 	return r
@@ -71,7 +71,7 @@ func report(rs [][2]float64) *load.Report {
 
 // writeRun writes a run directory with scorecard.json and, when r is not
 // nil, load.json, and returns it.
-func writeRun(t *testing.T, s scorecards.Scorecard, r *load.Report) string {
+func writeRun(t *testing.T, s scorecards.Scorecard, r *loadreport.Report) string {
 	t.Helper()
 	dir := t.TempDir()
 	doc, err := s.JSON()

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -145,8 +145,8 @@ func TestCompareSixRoundsJudge(t *testing.T) {
 }
 
 // withTarget adds the rounds of another report, as target label, to r.
-func withTarget(r, other *load.Report, label string) *load.Report {
-	r.Targets = append(r.Targets, load.TargetInfo{Label: label, Kind: "embedded", Transport: "http", Storage: label})
+func withTarget(r, other *loadreport.Report, label string) *loadreport.Report {
+	r.Targets = append(r.Targets, loadreport.TargetInfo{Label: label, Kind: "embedded", Transport: "http", Storage: label})
 	for _, p := range other.Phases {
 		p.Label, p.Target, p.Name = label, label, "regression "+label
 		r.Phases = append(r.Phases, p)

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -17,7 +17,7 @@ type Run struct {
 	// Path is the scorecard file, LoadPath the load.json file or "".
 	Path, LoadPath string
 	Scorecard      scorecards.Scorecard
-	Load           *load.Report
+	Load           *loadreport.Report
 }
 
 // ScorecardPath returns the scorecard file of a run given as a run
@@ -87,7 +87,7 @@ func Open(path string) (Run, error) {
 		return Run{}, err
 	}
 	if lp := loadPathFor(sc); lp != "" {
-		if r.Load, err = load.ReadReport(lp); err != nil {
+		if r.Load, err = loadreport.ReadReport(lp); err != nil {
 			return Run{}, err
 		}
 		r.LoadPath = lp

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
+	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/harness/obsclient"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -137,11 +138,11 @@ func (p *Probe) Answered(session string, number int, at time.Time) {
 }
 
 // Finish closes the clients and summarises the deliveries.
-func (p *Probe) Finish() load.FanOutResult {
+func (p *Probe) Finish() loadreport.FanOutResult {
 	p.closeClients()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := load.FanOutResult{Clients: p.Clients, FigureP99Ms: load.FanOutFigureP99Ms, Early: p.earlyN}
+	out := loadreport.FanOutResult{Clients: p.Clients, FigureP99Ms: loadreport.FanOutFigureP99Ms, Early: p.earlyN}
 	for k := range p.answered {
 		if n := p.received[k]; n > 0 {
 			out.Thoughts++

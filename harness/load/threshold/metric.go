@@ -23,7 +23,7 @@ const (
 	Counter
 	// Ratio is a subject's figure over a reference's (the no-op ceiling or
 	// the baseline) in the same run, paired round by round. Aggregations:
-	// p(N), avg, min, max, med (of the latency), cpu_per_call, rss and
+	// p(N), avg, min, max, med (of the service time), cpu_per_call, rss and
 	// throughput. Expression values are plain numbers (times the
 	// reference), optionally followed by x or ×.
 	Ratio

@@ -33,7 +33,9 @@ const (
 )
 
 // The figures a ratio threshold compares besides the latency aggregations
-// (p(N), avg, min, max, med of the latency from the scheduled start).
+// (p(N), avg, min, max, med of the service time: from the send to the
+// answer, without how late the generator sent the call, which is the
+// machine's doing).
 const (
 	// CPUPerCall is the server process's CPU time (user + system) over a
 	// phase divided by the calls it answered.

@@ -39,7 +39,7 @@ func Default() *Workload {
 					threshold.MustParse("ratio{op:thought,vs:ceiling}", "p(50)<4"),
 					threshold.MustParse("ratio{vs:ceiling}", "cpu_per_call<4"),
 					threshold.MustParse("ratio{op:thought,vs:baseline}", "p(50)<1.25"),
-					threshold.MustParse("ratio{vs:baseline}", "cpu_per_call<1.10"),
+					threshold.MustParse("ratio{vs:baseline}", "cpu_per_call<1.05"),
 				},
 				Ceiling: []threshold.Threshold{
 					threshold.MustParse("latency{op:thought}", "p(99)<25ms"),

@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/chart"
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
 // HTML renders the report as one self-contained page (load.html): the
@@ -103,6 +104,24 @@ func (r *Report) OverTimeCharts() []string {
 	}
 }
 
+// Figures returns the report's charts for a scorecard's page, each under
+// its section: the latency spectra, the throughput per target and the
+// throughput and p99 latency over time (nil when there is none).
+func (r *Report) Figures() []scorecards.Figure {
+	var figs []scorecards.Figure
+	add := func(section string, svgs ...string) {
+		for _, svg := range svgs {
+			if svg != "" {
+				figs = append(figs, scorecards.Figure{Section: section, SVG: svg})
+			}
+		}
+	}
+	add("Latency spectrum (load, tier "+r.Tier+")", r.LatencyCharts()...)
+	add("Throughput per target", r.ThroughputChart())
+	add("Over time", r.OverTimeCharts()...)
+	return figs
+}
+
 // spectrum samples a snapshot's latency histogram (all operations, or op).
 func spectrum(name string, s *metrics.Snapshot, op string) chart.Series {
 	out := chart.Series{Name: name}
@@ -192,11 +211,4 @@ func splitRow(line string) []string {
 		cells[i] = strings.ReplaceAll(strings.TrimSpace(c), "\x00", "|")
 	}
 	return cells
-}
-
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// slug makes a file name of a phase name.
-func slug(s string) string {
-	return strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(s), "-"), "-")
 }

@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"crypto/sha256"
@@ -13,11 +13,9 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
-
 	"github.com/thoughtbox-bench/tbbench/harness/load/metrics"
+	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
-	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -69,9 +67,10 @@ type Report struct {
 	Stress        []StressResult      `json:"stress,omitempty"`
 	LongSessions  []LongSessionResult `json:"longSessions,omitempty"`
 	Listings      []ListingResult     `json:"listings,omitempty"`
-	// Observability holds the Watcher's checks (the sidecar's telemetry
-	// in Prometheus after the load); ObservabilityNote says why there are
-	// none when the watch did not apply.
+	// Observability holds the checks of the run's Watcher (package load;
+	// harness/promwatch: the sidecar's telemetry in Prometheus after the
+	// load); ObservabilityNote says why there are none when the watch did
+	// not apply.
 	Observability     []scorecards.Check `json:"observability,omitempty"`
 	ObservabilityNote string             `json:"observabilityNote,omitempty"`
 	// Observatory is the comparison of a server with its Observatory off
@@ -88,6 +87,11 @@ type Report struct {
 	thresholdsFailed bool
 }
 
+// CeilingLabel labels the no-op server measured beside the real targets:
+// the reference of the ratios to the ceiling and of the ceiling's
+// conditions.
+const CeilingLabel = "ceiling"
+
 // TargetInfo describes a measured target.
 type TargetInfo struct {
 	Label     string `json:"label"`
@@ -95,11 +99,6 @@ type TargetInfo struct {
 	Address   string `json:"address"`
 	Transport string `json:"transport"`
 	Storage   string `json:"storage,omitempty"`
-}
-
-func describe(label string, t target.Target) TargetInfo {
-	i := t.Info()
-	return TargetInfo{Label: label, Kind: i.Kind, Address: i.Address, Transport: i.Transport, Storage: i.Storage}
 }
 
 // Stat is a median with its 95 % confidence interval over rounds
@@ -203,12 +202,32 @@ const (
 	VerdictInconclusive = "inconclusive"
 )
 
-func newReport(o Options, t workload.Tier) *Report {
-	b, _ := json.Marshal(o.Workload)
+// RunInfo is what a report records of its run before the first phase.
+type RunInfo struct {
+	// Workload is the workload the run follows (its source and hash are
+	// recorded), Tier the tier it runs.
+	Workload *workload.Workload
+	Tier     workload.Tier
+	Seed     int64
+	// Nonce is carried by every thought of the run.
+	Nonce string
+	// Segment is this process's share of the run ("1/1" for the whole).
+	Segment string
+	// Baseline is the label of the subject the others are judged against
+	// by ratio{vs:baseline} thresholds; "" for none.
+	Baseline string
+}
+
+// New returns the report of a run about to start: its identity, the
+// machine, and the tier's relative thresholds and ceiling conditions, to be
+// judged by Finish once the phases are in.
+func New(run RunInfo) *Report {
+	b, _ := json.Marshal(run.Workload)
 	h := sha256.Sum256(b)
-	r := &Report{SchemaVersion: SchemaVersion, Tier: t.Name, Seed: o.Seed, Nonce: o.Nonce,
-		Segments: []string{o.Segment.String()}, Workload: o.Workload.Source, WorkloadHash: hex.EncodeToString(h[:8]),
-		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine(), Baseline: o.Baseline}
+	t := run.Tier
+	r := &Report{SchemaVersion: SchemaVersion, Tier: t.Name, Seed: run.Seed, Nonce: run.Nonce,
+		Segments: []string{run.Segment}, Workload: run.Workload.Source, WorkloadHash: hex.EncodeToString(h[:8]),
+		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine(), Baseline: run.Baseline}
 	for _, x := range t.Thresholds {
 		if x.Selector.Kind() == threshold.Ratio {
 			r.Relative = append(r.Relative, unjudged(x))
@@ -225,8 +244,11 @@ func unjudged(t threshold.Threshold) ThresholdOutcome {
 	return ThresholdOutcome{Threshold: t.String(), Selector: t.Selector.String(), Expression: t.Expression.Text}
 }
 
-// finish computes the summaries, comparisons, problems and verdict.
-func (r *Report) finish() {
+// Finish ends a run's report once its phases (and stress, long-session and
+// listing results) are in: it records the finishing time and computes the
+// summaries, comparisons, paired ratios, the judging of the thresholds, the
+// problems and the verdict.
+func (r *Report) Finish() {
 	r.FinishedAt = time.Now().UTC()
 	r.summarise()
 	r.judge()
@@ -270,8 +292,8 @@ func (r *Report) summarise() {
 			m := p.Metrics
 			total := m.Total()
 			tput = append(tput, total.Throughput)
-			p99s = append(p99s, p99(total))
-			tp := opP99(m, string(workload.OpThought))
+			p99s = append(p99s, P99Ms(total))
+			tp := OpP99Ms(m, string(workload.OpThought))
 			tp99 = append(tp99, tp)
 			values[label][round] = [2]float64{total.Throughput, tp}
 			s.Calls += total.Calls

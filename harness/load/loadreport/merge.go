@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"fmt"
@@ -106,7 +106,7 @@ func mergePhase(a, b PhaseResult) PhaseResult {
 			v.Missing += b.Verification.Missing
 			v.Seconds = max(v.Seconds, b.Verification.Seconds)
 			for _, f := range b.Verification.Failures {
-				if len(v.Failures) < maxFailures {
+				if len(v.Failures) < MaxFailures {
 					v.Failures = append(v.Failures, f)
 				}
 			}

@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import "github.com/thoughtbox-bench/tbbench/harness/load/workload"
 
@@ -24,8 +24,8 @@ func (r *Report) Rounds(label string) []RoundFigures {
 			continue
 		}
 		total := m.Total()
-		out = append(out, RoundFigures{Round: round, Throughput: total.Throughput, P99Ms: p99(total),
-			ThoughtP99Ms: opP99(m, string(workload.OpThought))})
+		out = append(out, RoundFigures{Round: round, Throughput: total.Throughput, P99Ms: P99Ms(total),
+			ThoughtP99Ms: OpP99Ms(m, string(workload.OpThought))})
 	}
 	return out
 }

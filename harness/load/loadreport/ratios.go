@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ type Ratio struct {
 	Versus    string `json:"vs"`
 	Reference string `json:"reference"`
 	// Figure is the aggregation compared: p(N), med, avg, min, max (of the
-	// latency), cpu_per_call, rss or throughput; Op narrows a latency
-	// figure to one operation.
+	// service time, from the send to the answer), cpu_per_call, rss or
+	// throughput; Op narrows a service-time figure to one operation.
 	Figure string `json:"figure"`
 	Op     string `json:"op,omitempty"`
 	// Estimate is the geometric mean of the rounds' ratios; Low and High
@@ -126,8 +126,8 @@ func sortedKeys(m map[int]float64) []int {
 	return out
 }
 
-// figure reads one aggregation off a measured phase: latency aggregations
-// in nanoseconds (narrowed to op when given), the server's CPU time per
+// figure reads one aggregation off a measured phase: aggregations of the
+// service time (send to answer) in nanoseconds (narrowed to op when given), the server's CPU time per
 // call in microseconds and its largest RSS in MiB (when the server is a
 // child process), throughput in calls per second. ok is false when the
 // phase has no such figure.
@@ -153,7 +153,11 @@ func figure(p PhaseResult, agg threshold.Aggregation, op string) (float64, bool)
 	if op != "" {
 		tags = map[string]string{"op": op}
 	}
-	return lookup(p.Metrics)("latency", tags, agg)
+	// The service time (from the send to the answer), not the latency from
+	// the scheduled start: how late the generator sent a call is the
+	// machine's doing, and a busy machine makes it late for every subject
+	// by a different chance, while what the server took is its own.
+	return Lookup(p.Metrics)("service", tags, agg)
 }
 
 // ratioFigure is a figure the report compares between subjects.
@@ -342,7 +346,7 @@ func (r *Report) ceilingHeld() string {
 			missed = append(missed, c.Threshold+": "+err.Error())
 			continue
 		}
-		res := threshold.Evaluate(t, lookup(ceiling.Merged))
+		res := threshold.Evaluate(t, Lookup(ceiling.Merged))
 		r.CeilingConditions[i].Status, r.CeilingConditions[i].Observed = res.Status.String(), res.ObservedText()
 		if res.Status != threshold.Passed {
 			missed = append(missed, fmt.Sprintf("%s %s %s (limit %s)", ceilingFigureName(t), t.Expression.Aggregation, res.ObservedText(), t.Expression.Text))

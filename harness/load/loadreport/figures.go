@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"time"
@@ -10,6 +10,8 @@ import (
 // The figures the report reads off a snapshot, in milliseconds and calls
 // per second.
 
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
 func throughput(s *metrics.Snapshot) float64 {
 	if s == nil {
 		return 0
@@ -17,13 +19,16 @@ func throughput(s *metrics.Snapshot) float64 {
 	return s.Total().Throughput
 }
 
-func p99(s metrics.Summary) float64 { return ms(s.Latency.P99) }
+// P99Ms returns a summary's p99 latency in milliseconds.
+func P99Ms(s metrics.Summary) float64 { return ms(s.Latency.P99) }
 
-func opP99(s *metrics.Snapshot, op string) float64 {
+// OpP99Ms returns the p99 latency of one operation in milliseconds (0
+// without a snapshot).
+func OpP99Ms(s *metrics.Snapshot, op string) float64 {
 	if s == nil {
 		return 0
 	}
-	return p99(s.Op(op))
+	return P99Ms(s.Op(op))
 }
 
 // errorClasses returns every error class of the snapshot with its count and
@@ -39,11 +44,11 @@ func errorClasses(s *metrics.Snapshot) map[string]metrics.ClassCount {
 	return out
 }
 
-// lookup reads threshold metrics off a snapshot: latency, service and lag in
+// Lookup reads threshold metrics off a snapshot: latency, service and lag in
 // nanoseconds, errors and dropped as fractions, throughput in calls per
 // second (rate) or calls (count). The tag op narrows latency, service,
 // errors and throughput to one operation.
-func lookup(s *metrics.Snapshot) threshold.Lookup {
+func Lookup(s *metrics.Snapshot) threshold.Lookup {
 	return func(metric string, tags map[string]string, agg threshold.Aggregation) (float64, bool) {
 		if s == nil {
 			return 0, false

@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"fmt"
@@ -177,6 +177,14 @@ func (r *Report) errorTable(b *strings.Builder) {
 	for _, x := range rows {
 		fmt.Fprintf(b, "| %s | %s | %d | %s |\n", x.phase, x.class, x.n, strings.ReplaceAll(clip(x.sample, 160), "|", "\\|"))
 	}
+}
+
+// clip shortens s to n bytes, marked with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func dash(s string) string {

@@ -1,4 +1,4 @@
-package load
+package loadreport
 
 import (
 	"fmt"
@@ -34,9 +34,9 @@ const (
 )
 
 // Scorecard turns the report into a scorecard with the performance,
-// stability and (when a Watcher ran) observability axes and the load gates (scored as written in
-// scorecards/README.md). The target is the first measured one that is not
-// the ceiling.
+// stability and (when the run's Watcher made checks) observability axes
+// and the load gates (scored as written in scorecards/README.md). The
+// target is the first measured one that is not the ceiling.
 func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	c := scorecards.Scorecard{RunID: r.RunID, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Harness: h, Machine: r.Machine}
 	for i := len(r.Targets) - 1; i >= 0; i-- {

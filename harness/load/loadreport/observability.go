@@ -1,0 +1,40 @@
+package loadreport
+
+import (
+	"fmt"
+
+	"github.com/thoughtbox-bench/tbbench/scorecards"
+)
+
+// observabilityAxis scores the watcher's checks as the share passed.
+func (r *Report) observabilityAxis() (scorecards.Axis, bool) {
+	if len(r.Observability) == 0 {
+		return scorecards.Axis{}, false
+	}
+	a := scorecards.ChecksAxis(scorecards.AxisObservability, scorecards.DefaultWeight(scorecards.AxisObservability), r.Observability)
+	a.Summary = "after the load, in Prometheus scraping the sidecar: " + a.Summary + " (every dashboard panel query and alert rule returns data)"
+	return a, true
+}
+
+// observabilityLine is the summary's line about the watch.
+func (r *Report) observabilityLine() string {
+	if len(r.Observability) == 0 {
+		if r.ObservabilityNote == "" {
+			return ""
+		}
+		return "observability " + r.ObservabilityNote + "\n"
+	}
+	passed := 0
+	for _, c := range r.Observability {
+		if c.Passed {
+			passed++
+		}
+	}
+	line := fmt.Sprintf("observability: %d of %d checks passed in Prometheus (every dashboard panel query and alert rule returns data; the watcher's own calls)\n", passed, len(r.Observability))
+	for _, c := range r.Observability {
+		if !c.Passed {
+			line += fmt.Sprintf("  FAILED %s: %s\n", c.Name, c.Detail)
+		}
+	}
+	return line
+}

@@ -1,0 +1,37 @@
+package loadreport
+
+// Verification is the result of reading back every acknowledged thought.
+type Verification struct {
+	// Applicable is false when what the target keeps can not be read back
+	// by a later MCP session (memory storage over stdio: the runner's
+	// unverifiable); Reason says why.
+	Applicable bool   `json:"applicable"`
+	Reason     string `json:"reason,omitempty"`
+	// Sessions and Acknowledged count what was checked.
+	Sessions     int `json:"sessions"`
+	Acknowledged int `json:"acknowledged"`
+	// Missing counts acknowledged thoughts that could not be read back or
+	// came back without their marker.
+	Missing int `json:"missing"`
+	// Failures describes the first missing thoughts (at most MaxFailures).
+	Failures []string `json:"failures,omitempty"`
+	// Seconds is how long the pass took.
+	Seconds float64 `json:"seconds"`
+}
+
+// Passed reports whether every acknowledged thought was read back.
+func (v Verification) Passed() bool { return !v.Applicable || v.Missing == 0 }
+
+// MaxFailures is how many missing thoughts a Verification describes.
+const MaxFailures = 20
+
+// Slopes are the linear trends of a long phase: how fast its per-second
+// p99 latency and the server's memory grow, per minute (least squares).
+type Slopes struct {
+	// P99MsPerMinute is the slope of the per-second p99 latency.
+	P99MsPerMinute float64 `json:"p99MsPerMinute"`
+	// RSSMiBPerMinute is the slope of the server's RSS (when measured).
+	RSSMiBPerMinute *float64 `json:"rssMiBPerMinute,omitempty"`
+	// Seconds is how many seconds the latency slope is fitted over.
+	Seconds int `json:"seconds"`
+}
