@@ -92,13 +92,13 @@ measures, e.g. two builds of one server:
 
 Every subject runs in the same rounds, its order rotated each round, beside
 the no-op ceiling. load.md gives each subject's ratios to the baseline and to
-the ceiling, paired round by round, with 95 % confidence intervals: latency,
-throughput, and for servers run as child processes their CPU time per call
-and RSS. --compare-storage fs,memory,sqlite is shorthand for one embedded
+the ceiling, paired round by round, with 95 % confidence intervals: service
+time (send to answer), throughput, and for servers run as child processes
+their CPU time per call and RSS. --compare-storage fs,memory,sqlite is shorthand for one embedded
 subject per storage mode.
 
 Thresholds may be relative (the ratio metric): ratio{op:thought,vs:ceiling}:
-p(99)<4, ratio{vs:baseline}: cpu_per_call<1.10. A relative threshold fails
+p(50)<4, ratio{vs:baseline}: cpu_per_call<1.05. A relative threshold fails
 only when its whole confidence interval is past the limit, passes when all
 of it is within, and is inconclusive when the interval straddles the limit.
 The tier's ceiling conditions say what the no-op ceiling must hold for the
@@ -120,8 +120,9 @@ scraped the sidecars).
 
 Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input, an
 unreachable target, or nothing judged (every relative threshold rests on one
-round: no confidence interval; the first line says so); 3 inconclusive (the machine could not sustain the tier,
-or a relative threshold could not tell); 99 a threshold failed.
+round: no confidence interval; the first line says so); 3 inconclusive (the
+machine could not sustain the tier, or a relative threshold could not tell);
+99 a threshold failed.
 
 Flags:
 `)
@@ -200,7 +201,7 @@ Flags:
 	if err := spec.Validate(); err != nil {
 		return bad(err)
 	}
-	var runSubjects []load.Subject
+	var subjects []load.Subject
 	runBaseline := *baseline
 	if len(subjectFl) > 0 {
 		for _, other := range []struct {
@@ -212,17 +213,16 @@ Flags:
 				return bad(errSubjectWith(other.flag))
 			}
 		}
-		runSubjects, runBaseline, err = subjectsFromFlags(subjectFl, spec, tf.transport != "", *ceiling, *baseline)
+		subjects, runBaseline, err = subjectsFromFlags(subjectFl, spec, tf.transport != "", *ceiling, *baseline)
 	} else {
-		runSubjects, err = loadSubjects(spec, *compare, *ceiling, *tgt == "noop")
+		subjects, err = loadSubjects(spec, *compare, *ceiling, *tgt == "noop")
 	}
 	if err != nil {
 		return bad(err)
 	}
-	if len(subjectFl) == 0 && runBaseline != "" && !slices.ContainsFunc(runSubjects, func(s load.Subject) bool { return s.Label == runBaseline }) {
-		return bad(fmt.Errorf("--baseline %q: not one of the subjects (%s)", runBaseline, labels(runSubjects)))
+	if len(subjectFl) == 0 && runBaseline != "" && !slices.ContainsFunc(subjects, func(s load.Subject) bool { return s.Label == runBaseline }) {
+		return bad(fmt.Errorf("--baseline %q: not one of the subjects (%s)", runBaseline, labels(subjects)))
 	}
-	subjects := runSubjects
 	var observatory *load.ObservatoryOptions
 	if *compareOb {
 		if subjects, observatory, err = observatorySubjects(spec, subjects, *compare); err != nil {

@@ -67,7 +67,7 @@ func (r Ratio) String() string { return threshold.FormatInterval(r.Interval()) }
 func pairedRatio(subject, reference map[int]float64) Ratio {
 	var out Ratio
 	var logs []float64
-	for _, round := range sortedKeys(subject) {
+	for _, round := range sortedRounds(subject) {
 		s, ref := subject[round], reference[round]
 		if s > 0 && ref > 0 {
 			out.Rounds = append(out.Rounds, s/ref)
@@ -117,20 +117,11 @@ func studentT975(df int) float64 {
 	return 1.960
 }
 
-func sortedKeys(m map[int]float64) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// figure reads one aggregation off a measured phase: aggregations of the
-// service time (send to answer) in nanoseconds (narrowed to op when given), the server's CPU time per
-// call in microseconds and its largest RSS in MiB (when the server is a
-// child process), throughput in calls per second. ok is false when the
-// phase has no such figure.
+// figure reads one aggregation off a measured phase: of the service time
+// (send to answer) in nanoseconds, narrowed to op when given; the server's
+// CPU time per call in microseconds and its largest RSS in MiB (when the
+// server is a child process); throughput in calls per second. ok is false
+// when the phase has no such figure.
 func figure(p PhaseResult, agg threshold.Aggregation, op string) (float64, bool) {
 	switch agg.Func {
 	case threshold.CPUPerCall:
@@ -167,6 +158,21 @@ type ratioFigure struct {
 }
 
 func (f ratioFigure) String() string { return f.op + " " + f.agg.String() }
+
+// wholePhase reports whether the figure is the phase's as a whole (CPU
+// per call, RSS, throughput), which no operation narrows.
+func (f ratioFigure) wholePhase() bool {
+	return f.agg.Func == threshold.CPUPerCall || f.agg.Func == threshold.RSS || f.agg.Func == threshold.ThroughputOf
+}
+
+// figureOf returns the figure a relative threshold compares.
+func figureOf(t threshold.Threshold) ratioFigure {
+	f := ratioFigure{agg: t.Expression.Aggregation, op: t.Selector.Tags[threshold.TagOp]}
+	if f.wholePhase() {
+		f.op = ""
+	}
+	return f
+}
 
 // defaultRatioFigures are compared for every subject, threshold or not:
 // throughput, the p99 of every call, the thought's p50 and p99, the
@@ -206,10 +212,7 @@ func (r *Report) computeRatios() {
 		if err != nil {
 			continue
 		}
-		f := ratioFigure{agg: t.Expression.Aggregation, op: t.Selector.Tags[threshold.TagOp]}
-		if f.agg.Func == threshold.CPUPerCall || f.agg.Func == threshold.RSS || f.agg.Func == threshold.ThroughputOf {
-			f.op = "" // whole-phase figures
-		}
+		f := figureOf(t)
 		if !slices.ContainsFunc(figs, func(g ratioFigure) bool { return g.String() == f.String() }) {
 			figs = append(figs, f)
 		}
@@ -279,10 +282,7 @@ func (r *Report) judgeRelative(specs []ThresholdOutcome) []ThresholdOutcome {
 			out = append(out, spec)
 			continue
 		}
-		f := ratioFigure{agg: t.Expression.Aggregation, op: t.Selector.Tags[threshold.TagOp]}
-		if f.agg.Func == threshold.CPUPerCall || f.agg.Func == threshold.RSS || f.agg.Func == threshold.ThroughputOf {
-			f.op = ""
-		}
+		f := figureOf(t)
 		judged := 0
 		for _, subject := range r.labels() {
 			if subject == ref || subject == CeilingLabel || len(r.roundPhases(subject)) == 0 {
@@ -298,6 +298,8 @@ func (r *Report) judgeRelative(specs []ThresholdOutcome) []ThresholdOutcome {
 			if !ok {
 				o.Status, o.Observed = threshold.NoData.String(), fmt.Sprintf("no %s figure of both %s and %s in any round", f.agg, subject, ref)
 				if f.agg.Func == threshold.CPUPerCall || f.agg.Func == threshold.RSS {
+					// Measured only for child processes: a URL or in-process
+					// server has none, which is no failure of the server.
 					o.Status = threshold.NotApplicable.String()
 					o.Observed = fmt.Sprintf("%s is measured only for servers the harness starts as child processes", f.agg)
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -361,14 +362,8 @@ func compare(metric, a, b string, values map[string]map[int][2]float64, k int) C
 	return Comparison{Metric: metric, A: a, B: b, Ratio: stat(ratios)}
 }
 
-func sortedRounds(m map[int]PhaseResult) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
-}
+// sortedRounds returns the rounds of a map by round, in order.
+func sortedRounds[V any](m map[int]V) []int { return slices.Sorted(maps.Keys(m)) }
 
 // judge lists the run's problems and sets the verdict. A stress ladder's
 // rungs above the maximum sustainable rate miss their SLO by design: the

@@ -90,6 +90,7 @@ func New(upstream string, fault Fault, tmp string) (*Proxy, error) {
 		},
 		FlushInterval:  -1,
 		ModifyResponse: p.modify,
+		Transport:      upstreamTransport(),
 	}
 	return p, nil
 }
@@ -386,4 +387,15 @@ func (p *Proxy) sideCall(session string, arguments map[string]any) map[string]an
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&env)
 	return env.Result
+}
+
+// upstreamTransport is how the proxy reaches the server: keeping an idle
+// connection for every request in flight (http.DefaultTransport keeps two
+// per host), so that a load run through the proxy does not open and close
+// connections for the requests beyond two, whose cost would vary from
+// round to round and blur the server CPU per call the A/B runs compare.
+func upstreamTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	return t
 }
