@@ -94,8 +94,8 @@ Every subject runs in the same rounds, its order rotated each round, beside
 the no-op ceiling. load.md gives each subject's ratios to the baseline and to
 the ceiling, paired round by round, with 95 % confidence intervals: service
 time (send to answer), throughput, and for servers run as child processes
-their CPU time per call and RSS. --compare-storage fs,memory,sqlite is shorthand for one embedded
-subject per storage mode.
+their CPU time per call and RSS. --compare-storage fs,memory,sqlite is
+shorthand for one embedded subject per storage mode.
 
 Thresholds may be relative (the ratio metric): ratio{op:thought,vs:ceiling}:
 p(50)<4, ratio{vs:baseline}: cpu_per_call<1.05. A relative threshold fails
