@@ -56,9 +56,6 @@ func TestParse(t *testing.T) {
 // with a fault, opens an MCP session through it and stops it with SIGTERM:
 // it must exit 0. A bad flag must exit 2, naming the flag and the value.
 func TestServesAndStopsOnSIGTERM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the command")
-	}
 	bin := filepath.Join(t.TempDir(), "broken-thoughtbox")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
