@@ -5,6 +5,10 @@ BIN := bin
 TOOLS := .tools
 CONFORMANCE_VERSION := 0.1.16
 CONFORMANCE := $(TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/index.js
+# The official sequential-thinking server, a real target of another family
+# (profile sequential-thinking) in make test.
+SEQTHINK_VERSION := 2026.8.31
+SEQTHINK := $(TOOLS)/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
 CONFORMANCE_PORT ?= 17931
 
 .PHONY: all build run serve test vet prometheus chromium tools unit conformance rules bench overhead sidecar power clean
@@ -118,13 +122,13 @@ unit:
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
-## tools: install Node 22 and the official MCP conformance suite into .tools/ (for tbbench official and its tests)
-tools: $(CONFORMANCE)
+## tools: install Node 22, the official MCP conformance suite and the official sequential-thinking server into .tools/ (for tbbench official, the family tests and make test)
+tools: $(CONFORMANCE) $(SEQTHINK)
 
-$(CONFORMANCE):
+$(CONFORMANCE) $(SEQTHINK):
 	mkdir -p $(TOOLS)
 	[ -f $(TOOLS)/package.json ] || echo '{"name":"thoughtbox-tools","private":true}' > $(TOOLS)/package.json
-	cd $(TOOLS) && npm install --no-audit --no-fund node@22 @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
+	cd $(TOOLS) && npm install --no-audit --no-fund node@22 @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) @modelcontextprotocol/server-sequential-thinking@$(SEQTHINK_VERSION)
 
 ## conformance: run every server scenario of the official MCP conformance suite against the thoughtbox binary over HTTP (tbbench official; scenarios for capabilities it does not declare are not applicable)
 conformance: build $(CONFORMANCE)

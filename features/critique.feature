@@ -14,7 +14,9 @@ Feature: Critique through MCP sampling
   @intent @critique
   Scenario: without sampling, asking for a critique neither fails nor delays the thought
     Given a reasoning session at stage cipher_loaded
-    When I record a thought asking for a critique
+    When I record 2 thoughts
+    And I record a thought asking for a critique
     Then the call succeeds
+    And the answer has thoughtNumber 3
     And the answer carries no critique
     And the call took less than 5 seconds

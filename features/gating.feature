@@ -86,8 +86,8 @@ Feature: Stage gating of the thoughtbox_gateway tool
       {"newWork": {"project": "again-{{nonce}}"}}
       """
     Then the call succeeds
-    When I record 1 thought
-    Then the call succeeds
+    When I record 2 thoughts
+    Then the thought numbers were 1, 2
 
   @core @gating
   Scenario: get_state reports the connection stage of the init flow

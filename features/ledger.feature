@@ -67,6 +67,11 @@ Feature: The reasoning ledger
     When I record 2 thoughts
     And I call "read_thoughts" with:
       """
+      {"range": [1, 2]}
+      """
+    Then I get thoughts 1, 2
+    When I call "read_thoughts" with:
+      """
       {"branchId": "nope"}
       """
     Then I get 0 thoughts
@@ -117,7 +122,8 @@ Feature: The reasoning ledger
   Scenario: after a session is closed the next one starts again at thought 1
     Given a reasoning session at stage cipher_loaded
     When I record 3 thoughts
-    And I record a closing thought
+    Then the thought numbers were 1, 2, 3
+    When I record a closing thought
     And I record 1 thought
     Then the thought numbers were 1
 

@@ -215,7 +215,10 @@ Feature: Mental models, resources, prompts and completion
   @core
   Scenario: unknown tags, models under another tag and unknown modes are read errors
     Given a fresh MCP session
-    Then reading the resource "thoughtbox://mental-models/bogus-tag" fails
+    When I read the resource "thoughtbox://mental-models/debugging/five-whys"
+    Then the resource text contains "five-whys"
+    And reading the resource "thoughtbox://interleaved/research" succeeds
+    And reading the resource "thoughtbox://mental-models/bogus-tag" fails
     And reading the resource "thoughtbox://mental-models/debugging/fermi-estimation" fails
     And reading the resource "thoughtbox://mental-models/debugging/five-whys/extra" fails
     And reading the resource "thoughtbox://interleaved/bogus-mode" fails
@@ -263,7 +266,9 @@ Feature: Mental models, resources, prompts and completion
   Scenario: thought queries refuse a backwards range and an unknown session
     Given a reasoning session at stage cipher_loaded
     When I record 2 thoughts
-    Then reading the resource "thoughtbox://thoughts/{{sid}}/range/3-1" fails
+    And I read the resource "thoughtbox://thoughts/{{sid}}/range/1-2"
+    Then the resource text contains "{{nonce}}"
+    And reading the resource "thoughtbox://thoughts/{{sid}}/range/3-1" fails
     And reading the resource "thoughtbox://thoughts/no-such-session/H" fails
 
   @core

@@ -66,6 +66,9 @@ type Target struct {
 	// ServerName and ServerVersion are from initialize.serverInfo.
 	ServerName    string `json:"serverName"`
 	ServerVersion string `json:"serverVersion"`
+	// Profile is the family the run judged the server as ("gateway",
+	// "code-mode", "sequential-thinking"), when it judged behaviour.
+	Profile string `json:"profile,omitempty"`
 }
 
 // Harness describes the harness that produced the scorecard.

@@ -60,6 +60,12 @@ traffic goes through an mcp-sidecar proxy started in this process (unless
 --direct); its counts per method, tool, operation and status must equal the
 harness's own (the scorecard's observability axis, and a gate).
 
+The target's family (profile) is detected from tools/list: gateway
+(thoughtbox_gateway), code-mode (thoughtbox_execute) or sequential-thinking
+(sequentialthinking); --profile names it instead. Scenarios written for
+another family, and scenarios needing what the family lacks, are not
+applicable, with the reason.
+
 Every scenario must carry exactly one level tag (@core, @intent, @quirk) and
 one suite tag; the feature files and --tags are checked before the target
 starts. A --tags expression must name known tags and select at least one
@@ -87,6 +93,11 @@ Flags:
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	family, err := tf.family()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}
@@ -134,7 +145,7 @@ Flags:
 	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)
 
 	rep, stab, err := conform.Repeat(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
-		Tags: *tags, Progress: newProgress(*progress, sel.Selected)}, *repeat, repeatDone(*repeat))
+		Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family}, *repeat, repeatDone(*repeat))
 	finishProgress()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
@@ -144,6 +155,11 @@ Flags:
 		}
 		return exitFail
 	}
+	how := "given with --profile"
+	if rep.Target.ProfileDetected {
+		how = "detected from tools/list"
+	}
+	fmt.Fprintf(os.Stderr, "tbbench conform: profile %s (%s)\n", rep.Target.Profile, how)
 	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
 	card.Axes = append(card.Axes, stab.Axes()...)
 	card.Finish()

@@ -25,6 +25,7 @@ func TestConformRefusesBadSelections(t *testing.T) {
 		{[]string{"--tags", "@ledger && @gating"}, "selects no scenario"},
 		{[]string{"--tags", "@ledgr"}, "names @ledgr"},
 		{[]string{"--require", "quirk"}, "no required level"},
+		{[]string{"--profile", "gatway"}, `--profile "gatway": unknown profile`},
 	} {
 		code, stderr := capture(t, append([]string{"conform", "--out", dir, "--progress", "lines", "--storage", "memory"}, c.args...)...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {

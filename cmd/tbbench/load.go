@@ -24,6 +24,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/promwatch"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
@@ -220,6 +221,15 @@ Flags:
 	if err != nil {
 		return bad(err)
 	}
+	family, err := tf.family()
+	if err != nil {
+		return bad(err)
+	}
+	for i := range subjects {
+		if subjects[i].Label != load.CeilingLabel {
+			subjects[i].Profile = family
+		}
+	}
 	if len(subjectFl) == 0 && runBaseline != "" && !slices.ContainsFunc(subjects, func(s load.Subject) bool { return s.Label == runBaseline }) {
 		return bad(fmt.Errorf("--baseline %q: not one of the subjects (%s)", runBaseline, labels(subjects)))
 	}
@@ -253,7 +263,7 @@ Flags:
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)
-		if errors.Is(err, target.ErrUnreachable) {
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, profile.ErrUndetected) {
 			return exitLoadBadInput
 		}
 		return exitLoadFail

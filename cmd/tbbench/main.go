@@ -35,6 +35,8 @@ func run(args []string) int {
 		return runRobust(args[1:])
 	case "official":
 		return runOfficial(args[1:])
+	case "diff":
+		return runDiff(args[1:])
 	case "merge":
 		return runMerge(args[1:])
 	case "compare":
@@ -61,6 +63,8 @@ Usage:
   tbbench robust [flags]    send the bad-input catalogue and make faults (the robustness axis)
   tbbench official [flags]  run the official MCP conformance suite (the conformance axis)
   tbbench load [flags]      send MCP load in a tier (smoke, regression, stress, soak, long-session, listing)
+  tbbench diff --a SPEC --b SPEC
+                            the same seeded sessions against two servers of any families; every ledger difference
   tbbench merge [flags] F…  combine the load.json files of segments run apart into one result
   tbbench compare [flags] BASELINE CURRENT
                             set a run against a baseline (statistics, gates); exit 1 on a regression

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/robust"
 	"github.com/thoughtbox-bench/tbbench/harness/security"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -71,6 +72,11 @@ Flags:
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}
+	prof, err := tf.family()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
 	runID, dir := rd.resolve(spec, "-robust")
 	if *critique == 0 && spec.Kind() == target.KindEmbedded {
 		*critique = embedded.CritiqueTimeout
@@ -93,7 +99,12 @@ Flags:
 	defer tg.Close()
 	info := tg.Info()
 	fmt.Fprintf(os.Stderr, "tbbench robust: %s (%s), output %s\n", info.Address, info.Transport, dir)
-	results, err := robust.Run(ctx, tg, robust.Options{Recorder: rec, CritiqueTimeout: *critique, NoFaults: *noFaults,
+	var family string
+	results, err := robust.Run(ctx, tg, robust.Options{Recorder: rec, CritiqueTimeout: *critique, NoFaults: *noFaults, Profile: prof,
+		Family: func(name string) {
+			family = name
+			fmt.Fprintf(os.Stderr, "tbbench robust: profile %s\n", name)
+		},
 		Progress: func(r robust.Result) {
 			if *verbose || (!r.Passed && !r.NotApplicable) {
 				fmt.Printf("%-6s %s: %s\n", verdictWord(r), r.Name, r.Detail)
@@ -101,7 +112,7 @@ Flags:
 		}})
 	if err != nil && results == nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		if errors.Is(err, target.ErrUnreachable) {
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, profile.ErrUndetected) {
 			return exitBadInput
 		}
 		return exitFail
@@ -109,7 +120,11 @@ Flags:
 	axes := []scorecards.Axis{robust.Axis(results)}
 	var secFailed int
 	if !*noSec {
-		sec := security.Run(ctx, tg, rec)
+		fp := prof
+		if fp == nil {
+			fp, _ = profile.ByName(family)
+		}
+		sec := security.Run(ctx, tg, rec, fp)
 		for _, r := range sec {
 			if !r.Passed && !r.NotApplicable {
 				secFailed++
@@ -124,7 +139,8 @@ Flags:
 		}
 	}
 	card := scorecards.Scorecard{SchemaVersion: scorecards.SchemaVersion, RunID: runID, StartedAt: start, FinishedAt: time.Now(),
-		Target:  scorecards.Target{Name: info.Address, Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage},
+		Target: scorecards.Target{Name: info.Address, Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage,
+			Profile: family},
 		Harness: scorecards.Harness{Version: version, GoVersion: runtime.Version()}, Machine: scorecards.CurrentMachine(),
 		Axes: axes}
 	card.Finish()

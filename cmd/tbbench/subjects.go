@@ -38,6 +38,22 @@ func parseSubject(value string, base targetspec.Spec, transportGiven bool) (subj
 	if !subjectName.MatchString(name) {
 		return bad("the name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
+	s, err := parseSpec(spec, base, transportGiven)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if name == load.CeilingLabel && !s.Noop {
+		return bad("the name %q is kept for the no-op server (ceiling=noop)", name)
+	}
+	return subjectFlag{Name: name, Spec: s}, nil
+}
+
+// parseSpec parses a target SPEC (embedded:MODE, noop, cmd:COMMAND,
+// url:URL) against the shared target flags.
+func parseSpec(spec string, base targetspec.Spec, transportGiven bool) (targetspec.Spec, error) {
+	bad := func(why string, a ...any) (targetspec.Spec, error) {
+		return targetspec.Spec{}, fmt.Errorf(why, a...)
+	}
 	s := base
 	s.URL, s.Command, s.Noop, s.Storage = "", "", false, ""
 	kind, rest, _ := strings.Cut(spec, ":")
@@ -71,13 +87,10 @@ func parseSubject(value string, base targetspec.Spec, transportGiven bool) (subj
 	default:
 		return bad("unknown kind %q: SPEC is one of %s", kind, subjectSpecs)
 	}
-	if name == load.CeilingLabel && !s.Noop {
-		return bad("the name %q is kept for the no-op server (ceiling=noop)", name)
-	}
 	if err := s.Validate(); err != nil {
 		return bad("%v", err)
 	}
-	return subjectFlag{Name: name, Spec: s}, nil
+	return s, nil
 }
 
 // subjectsFromFlags turns the --subject flags into the run's subjects, the

@@ -2,10 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 )
@@ -21,6 +23,7 @@ type targetFlags struct {
 	observatoryURL                                       string
 	direct, observatory                                  bool
 	env                                                  multi
+	profile                                              string
 }
 
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
@@ -34,7 +37,21 @@ func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	fs.BoolVar(&f.direct, "direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy")
 	fs.StringVar(&f.observatoryURL, "observatory-url", "", "where the --url or --command server runs its Observatory, `http://HOST:PORT[/ws-path]` ({obsport}: a free port the harness picks, also in --command and --env)")
 	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
+	fs.StringVar(&f.profile, "profile", "auto", "the target's family: `auto` (detected from tools/list), "+strings.Join(profile.Names(), ", "))
 	return f
+}
+
+// family returns the profile --profile names, nil for auto (detect it);
+// an unknown name is an error naming the flag and the value.
+func (f *targetFlags) family() (profile.Profile, error) {
+	if f.profile == "auto" {
+		return nil, nil
+	}
+	p, err := profile.ByName(f.profile)
+	if err != nil {
+		return nil, fmt.Errorf("--profile %q: %w", f.profile, err)
+	}
+	return p, nil
 }
 
 // spec turns the flags into a target description.

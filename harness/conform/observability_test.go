@@ -7,10 +7,14 @@ import (
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 )
 
+// gatewayTools is a target that advertises thoughtbox_gateway with the
+// operation thought.
+var gatewayTools = sidecar.Tools{"thoughtbox_gateway": {"thought"}}
+
 // checkResult returns the outcome of the named check.
 func checkResult(t *testing.T, h transcript.Counts, s sidecar.Counts, name string) bool {
 	t.Helper()
-	for _, c := range CompareCounts(h, s) {
+	for _, c := range CompareCounts(h, s, gatewayTools) {
 		if c.Name == name {
 			return c.Passed
 		}
@@ -20,7 +24,7 @@ func checkResult(t *testing.T, h transcript.Counts, s sidecar.Counts, name strin
 }
 
 func allPass(h transcript.Counts, s sidecar.Counts) bool {
-	for _, c := range CompareCounts(h, s) {
+	for _, c := range CompareCounts(h, s, gatewayTools) {
 		if !c.Passed {
 			return false
 		}
@@ -65,7 +69,7 @@ func TestCompareCountsByStatus(t *testing.T) {
 		ToolCalls: map[sidecar.ToolCall]int64{call(sidecar.StatusOK): 2, call(sidecar.StatusToolError): 1},
 	}
 	if !allPass(h, right) {
-		t.Fatalf("equal counts fail: %+v", CompareCounts(h, right))
+		t.Fatalf("equal counts fail: %+v", CompareCounts(h, right, gatewayTools))
 	}
 	wrong := sidecar.Counts{Requests: right.Requests, ToolCalls: map[sidecar.ToolCall]int64{call(sidecar.StatusOK): 3}}
 	if checkResult(t, h, wrong, `tool calls `+op+` status="tool_error"`) || !checkResult(t, h, wrong, "tool calls "+op) {

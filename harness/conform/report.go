@@ -38,6 +38,13 @@ func (r Report) Markdown() string {
 	if r.Target.ServerName != "" {
 		fmt.Fprintf(&b, ", server %s %s", r.Target.ServerName, r.Target.ServerVersion)
 	}
+	if r.Target.Profile != "" {
+		how := "given with --profile"
+		if r.Target.ProfileDetected {
+			how = "detected from tools/list"
+		}
+		fmt.Fprintf(&b, ". Profile: **%s** (%s)", r.Target.Profile, how)
+	}
 	fmt.Fprintf(&b, "\n\nStarted %s, %.1f s. %s, %d not applicable. Required levels: %s. Verdict: **%s**.\n\n",
 		r.StartedAt.Format("2006-01-02 15:04:05Z"), r.FinishedAt.Sub(r.StartedAt).Seconds(), t, t.NotApplicable,
 		strings.Join(r.Required, ", "), verdict(r))
@@ -168,7 +175,8 @@ func (r Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 		StartedAt:     r.StartedAt,
 		FinishedAt:    r.FinishedAt,
 		Target: scorecards.Target{Name: r.Target.ServerName, Kind: r.Target.Kind, Address: r.Target.Address,
-			Transport: r.Target.Transport, Storage: r.Target.Storage, ServerName: r.Target.ServerName, ServerVersion: r.Target.ServerVersion},
+			Transport: r.Target.Transport, Storage: r.Target.Storage, ServerName: r.Target.ServerName, ServerVersion: r.Target.ServerVersion,
+			Profile: r.Target.Profile},
 		Harness: h,
 		Machine: scorecards.CurrentMachine(),
 		Axes:    []scorecards.Axis{scorecards.Correctness(r.Levels)},

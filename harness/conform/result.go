@@ -59,6 +59,11 @@ type TargetInfo struct {
 	Storage       string `json:"storage,omitempty"`
 	ServerName    string `json:"serverName,omitempty"`
 	ServerVersion string `json:"serverVersion,omitempty"`
+	// Profile is the family the run judged the target as (detected from
+	// tools/list, or given with --profile).
+	Profile string `json:"profile,omitempty"`
+	// ProfileDetected says the profile was detected rather than given.
+	ProfileDetected bool `json:"profileDetected,omitempty"`
 }
 
 // Totals are a run's scenarios by outcome. An @quirk scenario describes a

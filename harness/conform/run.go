@@ -9,12 +9,14 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
 
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/steps"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
@@ -40,6 +42,8 @@ type Options struct {
 	Progress func(r ScenarioResult)
 	// Nonce is the run's nonce (default: random).
 	Nonce string
+	// Profile is the target's family; nil detects it from tools/list.
+	Profile profile.Profile
 }
 
 // Proxied is a target behind the sidecar (sidecarfront.Front, or a
@@ -99,10 +103,57 @@ const (
 	ObservatoryTag = "@observatory-api"
 )
 
+// Family tags: which families of servers a scenario is written for. A
+// scenario without one is the gateway family's (thoughtbox_gateway, stage
+// gating: the reference server and Thoughtbox 1.2.x); the others run it as
+// not applicable.
+const (
+	// EveryFamilyTag marks scenarios written in the operations every
+	// family has (record a thought, branch, revise): they run against
+	// every profile, and a step needing what a family lacks makes them not
+	// applicable there, naming it.
+	EveryFamilyTag = "@every-family"
+)
+
+// familyTag is the tag of a family's own scenarios: "@" and the profile's
+// name ("@sequential-thinking").
+func familyTag(p profile.Profile) string { return "@" + p.Name() }
+
 // capabilityTags are the tags that say what a scenario needs of the target;
 // they are neither a level nor the suite.
-var capabilityTags = map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
-	DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true, OwnServerTag: true, ObservatoryTag: true}
+var capabilityTags = func() map[string]bool {
+	m := map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
+		DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true, OwnServerTag: true, ObservatoryTag: true,
+		EveryFamilyTag: true}
+	for _, n := range profile.Names() {
+		m["@"+n] = true
+	}
+	return m
+}()
+
+// notForFamily says why a scenario with these tags is not written for the
+// family of p ("" when it is).
+func notForFamily(tags []string, p profile.Profile) string {
+	var families []string
+	for _, t := range tags {
+		if t == EveryFamilyTag {
+			return ""
+		}
+		for _, n := range profile.Names() {
+			if t == "@"+n {
+				families = append(families, n)
+			}
+		}
+	}
+	if len(families) == 0 {
+		families = []string{profile.Gateway.Name()}
+	}
+	if slices.Contains(families, p.Name()) {
+		return ""
+	}
+	return fmt.Sprintf("written for the %s family; the target is judged as %s (its scenarios are tagged %s or %s)",
+		strings.Join(families, " and "), p.Name(), familyTag(p), EveryFamilyTag)
+}
 
 // exclusive reports whether a scenario with these tags must run alone: it
 // restarts or kills the server every other scenario talks to.
@@ -183,9 +234,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	rep := Report{RunID: filepath.Base(o.OutDir), StartedAt: time.Now().UTC(), Required: o.Required, Nonce: o.Nonce,
 		Target: TargetInfo{Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage}}
 	env := &steps.Env{Target: o.Target, Nonce: o.Nonce}
-	if err := handshake(ctx, o, &rep, env); err != nil {
+	prof, tools, err := handshake(ctx, o, &rep, env)
+	if err != nil {
 		return rep, err
 	}
+	env.Profile = prof
 	var mu sync.Mutex
 	seen := map[string]int{}
 	transcriptName := func(feature, name string) string {
@@ -221,7 +274,11 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					tags = append(tags, t.Name)
 				}
 				res.Level, res.Suite = classify(tags)
-				if why := notApplicable(tags, o.Target, stdio, proxied); why != "" {
+				why := notForFamily(tags, prof)
+				if why == "" {
+					why = notApplicable(tags, o.Target, stdio, proxied)
+				}
+				if why != "" {
 					res.Status, res.Failure = NotApplicable, why
 				}
 				var err error
@@ -252,8 +309,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				}
 				res.DurationMS = float64(time.Since(start).Microseconds()) / 1000
 				res.Quirks = quirks
+				lacks := w.Lacks()
 				switch {
 				case res.Status == NotApplicable:
+				case lacks != nil:
+					// Whatever the steps before it found, the scenario
+					// could not be played through on this family.
+					res.Status, res.Failure = NotApplicable, "needs what the target's family lacks: "+lacks.Error()
 				case err != nil:
 					res.Status, res.Failure = Failed, err.Error()
 				case cerr != nil:
@@ -307,7 +369,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
 	if proxied {
-		rep.Observability = CompareCounts(rep.Counts, front.Counts())
+		rep.Observability = CompareCounts(rep.Counts, front.Counts(), tools)
 	}
 	if _, err := rep.WriteJUnit(o.OutDir); err != nil {
 		return rep, err
@@ -316,11 +378,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 }
 
 // handshake opens one session before the scenarios, to learn the server's
-// name and version and to tell an unreachable target from failing scenarios.
-func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) error {
+// name and version, to detect its family from tools/list (unless o.Profile
+// names it) and to tell an unreachable target from failing scenarios.
+func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) (profile.Profile, sidecar.Tools, error) {
 	rec, err := transcript.Create(filepath.Join(o.OutDir, "transcripts", "_handshake.jsonl"))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer func() {
 		env.AddCounts(rec.Counts())
@@ -330,11 +393,26 @@ func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) erro
 	defer cancel()
 	c, err := target.Connect(ctx, o.Target, rec, target.ConnOptions{})
 	if err != nil {
-		return fmt.Errorf("%w: %v", target.ErrUnreachable, err)
+		return nil, nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}
 	if init := c.Initialize(); init != nil {
 		rep.Target.ServerName, rep.Target.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
 	}
+	names, tools, err := ListTools(ctx, c)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	prof := o.Profile
+	if prof == nil {
+		if prof, err = profile.Detect(names); err != nil {
+			c.Close()
+			return nil, nil, err
+		}
+		rep.Target.ProfileDetected = true
+	}
+	rep.Target.Profile = prof.Name()
+	rec.Notef("profile %s (detected: %t)", prof.Name(), rep.Target.ProfileDetected)
 	err = c.Close()
 	// What a stdio server writes at start-up, before any scenario, is
 	// reported as a failure of its own.
@@ -342,7 +420,18 @@ func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) erro
 		rep.Scenarios = append(rep.Scenarios, ScenarioResult{Name: StartupScenario, Feature: "(start-up)", Level: "core",
 			Suite: "transport", Status: Failed, Failure: steps.DefectsError(d).Error(), Transcript: rec.Path()})
 	}
-	return err
+	return prof, tools, err
+}
+
+// ListTools lists the tools of MCP session c: their names, in the server's
+// order, and each with its operation enum, as the sidecar labels calls of
+// them (one page: the families' servers list a handful of tools).
+func ListTools(ctx context.Context, c *target.Conn) ([]string, sidecar.Tools, error) {
+	names, raw, err := c.ListTools(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return names, sidecar.ParseTools(raw), nil
 }
 
 // StartupScenario names the result that reports defects in the traffic of

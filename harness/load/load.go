@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -39,6 +41,8 @@ type Subject struct {
 	Label string
 	// Open starts or reaches the target.
 	Open func(ctx context.Context) (target.Target, error)
+	// Profile is the target's family; nil detects it from tools/list.
+	Profile profile.Profile
 }
 
 // Report is what Run returns: load.json (package loadreport).
@@ -133,14 +137,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 	}()
-	for i, s := range o.Subjects {
-		t, err := s.Open(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Label, err)
-		}
-		targets[i] = t
-		rep.Targets = append(rep.Targets, describe(s.Label, t))
-	}
 	errs := transcript.Discard()
 	if o.OutDir != "" {
 		if errs, err = transcript.Create(o.OutDir + "/transcripts/errors.jsonl"); err != nil {
@@ -148,7 +144,29 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	defer errs.Close()
-	r := &runner{o: o, errors: errs, live: o.Live}
+	profiles := map[target.Target]profile.Profile{}
+	for i, s := range o.Subjects {
+		t, err := s.Open(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Label, err)
+		}
+		targets[i] = t
+		info := describe(s.Label, t)
+		p := s.Profile
+		if p == nil && s.Label == CeilingLabel {
+			p = profile.Gateway // the no-op server stands in for a gateway
+		}
+		if p == nil {
+			if p, err = detect(ctx, t, o.OutDir, s.Label); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Label, err)
+			}
+			info.ProfileDetected = true
+		}
+		profiles[t] = p
+		info.Profile, info.LeftOut = p.Name(), leftOut(p)
+		rep.Targets = append(rep.Targets, info)
+	}
+	r := &runner{o: o, errors: errs, live: o.Live, profiles: profiles}
 	r.watcher = startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
 	err = r.runTier(ctx, tier, targets, rep)
 	r.watcher.finish(context.WithoutCancel(ctx))
@@ -160,6 +178,39 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.CompareObservatory(o.Observatory.Off, o.Observatory.On, r.fanOut)
 	}
 	return rep, nil
+}
+
+// detect opens one MCP session with t, recorded in the transcript
+// profile-<label>.jsonl, and detects the target's family from its tools.
+func detect(ctx context.Context, t target.Target, outDir, label string) (profile.Profile, error) {
+	rec := transcript.Discard()
+	if outDir != "" {
+		var err error
+		if rec, err = transcript.Create(filepath.Join(outDir, "transcripts", "profile-"+slug(label)+".jsonl")); err != nil {
+			return nil, err
+		}
+	}
+	defer rec.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c, err := target.Connect(ctx, t, rec, target.ConnOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return profile.DetectOn(ctx, c)
+}
+
+// leftOut lists the script operations family p lacks: the load leaves them
+// out of its scripts.
+func leftOut(p profile.Profile) []string {
+	var out []string
+	for _, op := range workload.ScriptOperations {
+		if !p.Supports(op) {
+			out = append(out, op)
+		}
+	}
+	return out
 }
 
 // describe records what a subject's target is.

@@ -15,6 +15,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/procstat"
 	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -63,8 +64,10 @@ type PhaseSpec struct {
 
 // runner holds what the phases of one run share.
 type runner struct {
-	o      Options
-	errors *transcript.Recorder
+	o Options
+	// profiles are the subjects' families, by target.
+	profiles map[target.Target]profile.Profile
+	errors   *transcript.Recorder
 	// live is told about every finished call, for progress reporting.
 	live *Live
 	// fanOut is what the Observatory's fan-out phase measured, if any.
@@ -84,7 +87,8 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 		shape = s.Session
 	}
 	acked.onNew = s.OnAck
-	ph := &phase{target: s.Target, session: shape, seed: r.o.Seed, nonce: r.o.Nonce,
+	prof := r.profileOf(s.Target)
+	ph := &phase{target: s.Target, profile: prof, session: shape, seed: r.o.Seed, nonce: r.o.Nonce,
 		userBase: r.o.Segment.VU(0, max(s.TotalUsers, s.Users)), think: s.Closed, timeout: r.o.callTimeout(),
 		acks: acked, errors: r.errors, answered: r.o.observatoryTap(s.Label)}
 	var closeTranscript func()
@@ -144,9 +148,10 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 	for _, u := range users {
 		u.abandon() // the end of the run
 	}
+	notReady := ph.notReady.Load()
 	out := loadreport.PhaseResult{Name: s.Name, Label: s.Label, Round: s.Round, Warmup: s.Warmup, Probe: s.Probe, Rate: s.Rate, Users: s.Users,
 		Target: s.Target.Info().Address, Started: res.Started, Dropped: res.Dropped,
-		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted}
+		Seconds: res.End.Sub(res.Start).Seconds(), Aborted: aborted, NotReadyRetries: notReady}
 	if res.Lag != nil {
 		out.LagP99Ms = float64(res.LagQuantile(99)) / float64(time.Millisecond)
 		out.Pacer = loadreport.PacerOrdinary
@@ -165,7 +170,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 	out.Slopes = slopes(out)
 	if s.Verify && s.Target.Info().Kind != target.KindNoop {
 		var v loadreport.Verification
-		if why := unverifiable(s.Target.Info()); why != "" {
+		if why := unverifiable(s.Target.Info(), prof); why != "" {
 			order, _ := acked.bySession()
 			v = loadreport.Verification{Sessions: len(order), Acknowledged: acked.Len(), Reason: why}
 		} else {
@@ -175,6 +180,15 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 	}
 	out.Thresholds = loadreport.Evaluate(s.Thresholds, out)
 	return out
+}
+
+// profileOf is the family of target t (the gateway for targets the run did
+// not open itself, such as the no-op ceiling).
+func (r *runner) profileOf(t target.Target) profile.Profile {
+	if p := r.profiles[t]; p != nil {
+		return p
+	}
+	return profile.Gateway
 }
 
 // transcripts returns each user's transcript recorder: the calls of the

@@ -67,7 +67,7 @@ func firstList(ctx context.Context, tg target.Target) error {
 		return err
 	}
 	defer c.Close()
-	res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "list_sessions", "args": map[string]any{}})
+	res, err := c.Gateway(ctx, "list_sessions", map[string]any{})
 	if err == nil && res.IsError {
 		err = errors.New(res.Text())
 	}
@@ -84,8 +84,7 @@ func sessionListed(ctx context.Context, tg target.Target, offset int) bool {
 	if openToolhost(ctx, c) != nil {
 		return false
 	}
-	res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "session",
-		"args": map[string]any{"operation": "list", "offset": offset, "limit": 1}})
+	res, err := c.Gateway(ctx, "session", map[string]any{"operation": "list", "offset": offset, "limit": 1})
 	if err != nil || res.IsError {
 		return false
 	}
@@ -98,8 +97,7 @@ func sessionListed(ctx context.Context, tg target.Target, offset int) bool {
 // openToolhost reaches the stage the session toolhost needs (start_new
 // stores nothing: a session starts with its first thought).
 func openToolhost(ctx context.Context, c *target.Conn) error {
-	res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "start_new",
-		"args": map[string]any{"newWork": map[string]any{"project": workload.Project}}})
+	res, err := c.Gateway(ctx, "start_new", map[string]any{"newWork": map[string]any{"project": workload.Project}})
 	if err == nil && res.IsError {
 		err = errors.New(res.Text())
 	}
@@ -123,7 +121,7 @@ func (r *runner) measureReadLast(ctx context.Context, tg target.Target, session,
 		op   string
 		args map[string]any
 	}{{"load_context", map[string]any{"sessionId": session}}, {"cipher", map[string]any{}}} {
-		res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": step.op, "args": step.args})
+		res, err := c.Gateway(ctx, step.op, step.args)
 		if err == nil && res.IsError {
 			err = errors.New(res.Text())
 		}
@@ -135,7 +133,7 @@ func (r *runner) measureReadLast(ctx context.Context, tg target.Target, session,
 	var ds []time.Duration
 	for range readLastSamples {
 		sent := time.Now()
-		res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": "read_thoughts", "args": map[string]any{"last": 5}})
+		res, err := c.Gateway(ctx, "read_thoughts", map[string]any{"last": 5})
 		d := time.Since(sent)
 		if err != nil || res.IsError {
 			r.errors.Notef("long session %s: read_thoughts {last: 5}: %v %s", label, err, res.Text())

@@ -164,7 +164,7 @@ func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []str
 	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 7))
 	gw := func(op workload.Op, operation string, args map[string]any) {
 		sent := time.Now()
-		res, err := c.CallTool(ctx, workload.Tool, map[string]any{"operation": operation, "args": args})
+		res, err := c.Gateway(ctx, operation, args)
 		record(op, sent, err, res)
 	}
 	for range samples {

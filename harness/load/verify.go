@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -18,7 +19,10 @@ import (
 // a server process of its own, and memory storage ends with the process:
 // that the thoughts are gone is what the target was asked for, not a loss
 // (conform finds its shared-state scenarios not applicable so too).
-func unverifiable(info target.Info) string {
+func unverifiable(info target.Info, p profile.Profile) string {
+	if !p.Supports("read_thoughts") {
+		return fmt.Sprintf("the %s family has no reads: no thought can be read back", p.Name())
+	}
 	if info.Transport == target.Stdio && info.Storage == "memory" {
 		return "over stdio each MCP session is a server process of its own, and memory storage ends with it: no later session can read a thought back"
 	}

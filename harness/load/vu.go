@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -28,6 +31,8 @@ type sample struct {
 // phase is what the virtual users of one measured run share.
 type phase struct {
 	target   target.Target
+	profile  profile.Profile // the target's family
+	notReady atomic.Int64    // calls retried while a gateway was not ready
 	session  *workload.Session
 	seed     int64
 	userBase int // index of the first user (segments take disjoint ranges)
@@ -52,7 +57,8 @@ type vu struct {
 	index int // global user index
 
 	conn      *target.Conn
-	session   int // reasoning sessions started so far
+	ops       profile.Ops // the family's operations on conn
+	session   int         // reasoning sessions started so far
 	script    []workload.Step
 	pos       int
 	sessionID string
@@ -96,10 +102,14 @@ func (v *vu) connect(ctx context.Context, scheduled time.Time) {
 	}
 }
 
-// opened starts the user's next reasoning session on the new connection c.
+// opened starts the user's next reasoning session on the new connection c:
+// the script's steps the target's family has.
 func (v *vu) opened(c *target.Conn) {
-	v.conn = c
+	v.conn, v.ops = c, v.p.profile.Open(c)
 	v.script = v.p.session.Script(v.p.seed, v.index, v.session)
+	if v.p.profile != profile.Gateway {
+		v.script = slices.DeleteFunc(v.script, func(s workload.Step) bool { return !v.p.profile.Supports(s.Operation) })
+	}
 	v.session++
 	v.pos, v.sessionID = 0, ""
 }
@@ -145,6 +155,7 @@ func prepare(ctx context.Context, p *phase, users []*vu) []userSample {
 
 func (v *vu) disconnect(scheduled time.Time) {
 	sent := time.Now()
+	v.p.notReady.Add(v.conn.NotReadyRetries())
 	err := v.conn.Close()
 	v.conn = nil
 	v.finish(string(workload.OpDelete), scheduled, sent, err, nil)
@@ -154,6 +165,7 @@ func (v *vu) disconnect(scheduled time.Time) {
 // script meaningless; the next iteration connects anew.
 func (v *vu) abandon() {
 	if v.conn != nil {
+		v.p.notReady.Add(v.conn.NotReadyRetries())
 		v.conn.Close()
 		v.conn = nil
 	}
@@ -173,7 +185,7 @@ func (v *vu) call(ctx context.Context, scheduled time.Time, s workload.Step) {
 		args["sessionId"] = v.sessionID
 	}
 	sent := time.Now()
-	res, err := v.conn.CallTool(ctx, workload.Tool, map[string]any{"operation": s.Operation, "args": args})
+	res, err := v.ops.Do(ctx, s.Operation, args)
 	arrived := time.Now()
 	v.finish(string(s.Op), scheduled, sent, err, &res)
 	switch {
@@ -190,6 +202,11 @@ func (v *vu) call(ctx context.Context, scheduled time.Time, s workload.Step) {
 		}
 		if json.Unmarshal([]byte(res.Text()), &ans) == nil && ans.SessionID == "" {
 			ans.SessionID = ans.Closed
+		}
+		if ans.SessionID == "" && !v.p.profile.Supports("read_thoughts") {
+			// A family without reads names no reasoning session: its
+			// thoughts are this MCP session's, which no later one reads.
+			ans.SessionID = fmt.Sprintf("(MCP session of user %d, session %d)", v.index, v.session)
 		}
 		if ans.SessionID == "" || ans.ThoughtNumber == 0 {
 			v.p.errors.Notef("user %d: thought answer without thoughtNumber and sessionId: %.300s", v.index, res.Text())

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -28,6 +29,13 @@ type Options struct {
 	CritiqueTimeout time.Duration
 	// NoFaults leaves out the faults made after the inputs.
 	NoFaults bool
+	// Profile is the target's family (nil: detected from tools/list). The
+	// catalogue, the set-up and the state read back are the family's; the
+	// faults are the gateway family's only.
+	Profile profile.Profile
+	// Family, when set, is told the name of the family the run judges the
+	// target as, once it is known.
+	Family func(name string)
 }
 
 // Result is the verdict on one input.
@@ -58,6 +66,7 @@ func formatID(n int) string {
 
 type runner struct {
 	tg      target.Target
+	fam     family
 	rec     *transcript.Recorder
 	o       Options
 	conns   [numConns]*target.Conn
@@ -73,9 +82,6 @@ func Run(ctx context.Context, tg target.Target, o Options) ([]Result, error) {
 	if o.Recorder == nil {
 		o.Recorder = transcript.Discard()
 	}
-	if o.Inputs == nil {
-		o.Inputs = Catalogue()
-	}
 	if o.Timeout <= 0 {
 		o.Timeout = 20 * time.Second
 	}
@@ -86,6 +92,9 @@ func Run(ctx context.Context, tg target.Target, o Options) ([]Result, error) {
 	defer r.close()
 	if err := r.setUp(ctx); err != nil {
 		return nil, err
+	}
+	if o.Inputs == nil {
+		o.Inputs = r.fam.inputs()
 	}
 	out := make([]Result, 0, len(o.Inputs))
 	for _, in := range o.Inputs {
@@ -99,7 +108,7 @@ func Run(ctx context.Context, tg target.Target, o Options) ([]Result, error) {
 			return out, ctx.Err()
 		}
 	}
-	if !o.NoFaults {
+	if !o.NoFaults && r.fam.faults() {
 		for _, res := range r.runFaults(ctx) {
 			r.rec.Notef("robustness %s: %s, passed %v: %s", res.Name, res.Outcome, res.Passed, res.Detail)
 			out = append(out, res)
@@ -119,7 +128,8 @@ func (r *runner) close() {
 	}
 }
 
-// setUp opens the three connections and brings each to its state.
+// setUp opens the three connections, learns the target's family and brings
+// each connection to its state.
 func (r *runner) setUp(ctx context.Context) error {
 	for i := range r.conns {
 		c, err := target.Connect(ctx, r.tg, r.rec, target.ConnOptions{})
@@ -128,6 +138,32 @@ func (r *runner) setUp(ctx context.Context) error {
 		}
 		r.conns[i] = c
 	}
+	p := r.o.Profile
+	if p == nil {
+		var err error
+		if p, err = profile.DetectOn(ctx, r.conns[ConnMain]); err != nil {
+			return err
+		}
+	}
+	r.rec.Notef("robustness: the target is judged as the %s family", p.Name())
+	if r.o.Family != nil {
+		r.o.Family(p.Name())
+	}
+	fam, err := familyOf(p)
+	if err != nil {
+		return err
+	}
+	r.fam = fam
+	if err := fam.setUp(ctx, r.conns); err != nil {
+		return err
+	}
+	return r.settle(ctx)
+}
+
+// setUpGateway brings the gateway family's connections to their states:
+// main with a reasoning session of three thoughts, a branch and a
+// revision; fresh at stage cipher_loaded; entry as it is.
+func setUpGateway(ctx context.Context, conns [numConns]*target.Conn) error {
 	steps := []struct {
 		conn     Conn
 		op, args string
@@ -147,7 +183,7 @@ func (r *runner) setUp(ctx context.Context) error {
 		if s.args != "" {
 			args = json.RawMessage(s.args)
 		}
-		res, err := r.conns[s.conn].Gateway(ctx, s.op, args)
+		res, err := conns[s.conn].Gateway(ctx, s.op, args)
 		if err == nil && res.IsError {
 			err = errors.New(firstLine(res.Text()))
 		}
@@ -155,7 +191,7 @@ func (r *runner) setUp(ctx context.Context) error {
 			return fmt.Errorf("setting up (%s %s): %w", connNames[s.conn], s.op, err)
 		}
 	}
-	return r.settle(ctx)
+	return nil
 }
 
 // settle waits until the data directory stops changing — a server may
@@ -192,7 +228,7 @@ func (r *runner) settle(ctx context.Context) error {
 func (r *runner) snapshot(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
-	state, err := mcpState(ctx, r.conns)
+	state, err := r.fam.state(ctx, r.conns)
 	if err != nil {
 		return err
 	}
@@ -260,6 +296,9 @@ func (r *runner) send(ctx context.Context, in Input) (Outcome, string) {
 		return r.sendWire(ctx, in)
 	}
 	c := r.conns[in.Conn]
+	if f, ok := r.fam.(sender); ok {
+		return f.send(ctx, c, in)
+	}
 	params := map[string]any{"name": in.Tool}
 	if in.Arguments != nil {
 		params["arguments"] = in.Arguments

@@ -14,8 +14,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
@@ -46,7 +48,12 @@ func notApplicable(why string) verdict {
 
 type check struct {
 	name, rule string
-	run        func(ctx context.Context, e *env) verdict
+	// needs is the domain operation (a gateway operation name) the check
+	// starts with through MCP, "" when it needs none: a family without it
+	// makes the check not applicable (path traversal goes through the
+	// gateway's session operations, which only a family with start_new has).
+	needs string
+	run   func(ctx context.Context, e *env) verdict
 }
 
 // env is what the checks share: the target (the server itself, not a
@@ -58,19 +65,22 @@ type env struct {
 }
 
 var checks = []check{
-	{"host-header", "a request with a foreign Host header is refused with a 4xx (DNS-rebinding protection, D14)", hostHeader},
-	{"origin-header", "a request with a foreign Origin header is refused with a 4xx (DNS-rebinding protection, D14)", originHeader},
-	{"bind-address", "the server listens on loopback only unless told otherwise (HOST defaults to 127.0.0.1, D14)", bindAddress},
-	{"path-traversal", "ids that look like paths are refused and no file appears outside the data directory (D6)", pathTraversal},
-	{"body-limit", "a body over 4 MiB gets 413 with a JSON body (D14)", bodyLimit},
-	{"pii-canaries", "no request content (thought text, arguments, names, ids, headers) reaches a sidecar's metrics, logs or traces", canaries},
-	{"label-cardinality", "random tool, operation and method names add no label values to a sidecar's metrics", cardinality},
-	{"notebook-secrets", "notebook code cannot read the server's environment (D13)", notebookSecrets},
+	{"host-header", "a request with a foreign Host header is refused with a 4xx (DNS-rebinding protection, D14)", "", hostHeader},
+	{"origin-header", "a request with a foreign Origin header is refused with a 4xx (DNS-rebinding protection, D14)", "", originHeader},
+	{"bind-address", "the server listens on loopback only unless told otherwise (HOST defaults to 127.0.0.1, D14)", "", bindAddress},
+	{"path-traversal", "ids that look like paths are refused and no file appears outside the data directory (D6)", "start_new", pathTraversal},
+	{"body-limit", "a body over 4 MiB gets 413 with a JSON body (D14)", "", bodyLimit},
+	{"pii-canaries", "no request content (thought text, arguments, names, ids, headers) reaches a sidecar's metrics, logs or traces", "", canaries},
+	{"label-cardinality", "random tool, operation and method names add no label values to a sidecar's metrics", "", cardinality},
+	{"notebook-secrets", "notebook code cannot read the server's environment (D13)", "notebook", notebookSecrets},
 }
 
-// Run makes every check against tg. rec (nil: none) receives the
-// transcript.
-func Run(ctx context.Context, tg target.Target, rec *transcript.Recorder) []Result {
+// Run makes every check against tg, a server of family p (nil: the
+// gateway's). rec (nil: none) receives the transcript.
+func Run(ctx context.Context, tg target.Target, rec *transcript.Recorder, p profile.Profile) []Result {
+	if p == nil {
+		p = profile.Gateway
+	}
 	if rec == nil {
 		rec = transcript.Discard()
 	}
@@ -81,7 +91,12 @@ func Run(ctx context.Context, tg target.Target, rec *transcript.Recorder) []Resu
 	for _, c := range checks {
 		cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		rec.Notef("security check %s: %s", c.name, c.rule)
-		v := c.run(cctx, e)
+		var v verdict
+		if c.needs != "" && !p.Supports(c.needs) {
+			v = notApplicable(fmt.Sprintf("needs the %s operation; the %s family has none", c.needs, p.Name()))
+		} else {
+			v = c.run(cctx, e)
+		}
 		cancel()
 		rec.Notef("security check %s: passed %v, not applicable %v: %s", c.name, v.passed, v.na, v.detail)
 		out = append(out, Result{Name: c.name, Rule: c.rule, Passed: v.passed && !v.na, NotApplicable: v.na, Detail: v.detail})

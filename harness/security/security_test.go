@@ -40,7 +40,7 @@ func TestReferencePassesEveryApplicableCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tg.Close()
-			results := byName(security.Run(context.Background(), tg, nil))
+			results := byName(security.Run(context.Background(), tg, nil, nil))
 			for name, r := range results {
 				switch {
 				case r.NotApplicable:
@@ -60,7 +60,7 @@ func TestReferencePassesEveryApplicableCheck(t *testing.T) {
 					t.Errorf("%s: not applicable %v over %s", name, results[name].NotApplicable, spec.Transport)
 				}
 			}
-			if a := security.Axis(security.Run(context.Background(), tg, nil)); a.Score == nil || *a.Score != 1 {
+			if a := security.Axis(security.Run(context.Background(), tg, nil, nil)); a.Score == nil || *a.Score != 1 {
 				t.Errorf("security axis %+v; want 1", a)
 			}
 		})
@@ -91,7 +91,7 @@ func TestANotebookThatLeaksTheEnvironmentFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := byName(security.Run(context.Background(), tg, nil))["notebook-secrets"]
+		r := byName(security.Run(context.Background(), tg, nil, nil))["notebook-secrets"]
 		got := "pass"
 		if r.NotApplicable {
 			got = "not applicable"
@@ -127,7 +127,7 @@ func TestAProxyThatRewritesHostFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := byName(security.Run(context.Background(), tg, nil))
+	results := byName(security.Run(context.Background(), tg, nil, nil))
 	for _, name := range []string{"host-header", "origin-header"} {
 		if results[name].Passed || results[name].NotApplicable {
 			t.Errorf("%s: %+v; want a failure", name, results[name])

@@ -55,7 +55,7 @@ func (w *World) notebookCall(args map[string]any, timeout time.Duration) (target
 	ctx, cancel := context.WithTimeout(w.ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	res, err := c.Gateway(ctx, "notebook", args)
+	res, err := w.do(ctx, c, "notebook", args)
 	w.elapsed = time.Since(start)
 	if err != nil {
 		return res, fmt.Errorf("notebook %v: %w", args["operation"], err)

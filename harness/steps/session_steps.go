@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/thoughtbox-bench/tbbench/fixtures"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
@@ -39,6 +40,19 @@ func (w *World) reachStage(stage string) error {
 		return nil
 	}
 	_, err := w.mustSucceed("cipher", nil)
+	return err
+}
+
+// beginReasoning opens a fresh MCP session and brings it to where it records
+// thoughts, in whatever way the target's family does that (profile.Begin).
+// Its thoughts ask for the full answer (the gateway's "verbose"; families
+// whose answers are always full ignore it).
+func (w *World) beginReasoning() error {
+	w.full = true
+	if err := w.freshSession(); err != nil {
+		return err
+	}
+	_, err := w.mustSucceed(profile.Begin, map[string]any{"project": "tbbench-" + w.env.Nonce, "task": "conformance"})
 	return err
 }
 

@@ -38,6 +38,7 @@ func registerSurface(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^the list contains, in this order:$`, w.listContains)
 	sc.Step(`^the list has (\d+) entries$`, w.listHas)
 	sc.Step(`^reading the resource "([^"]*)" fails$`, w.readFails)
+	sc.Step(`^reading the resource "([^"]*)" succeeds$`, w.readResource)
 	sc.Step(`^the resource JSON "([^"]*)" is (.+)$`, w.resourceJSONIs)
 	sc.Step(`^the resource JSON "([^"]*)" has (\d+) items$`, w.resourceJSONItems)
 	sc.Step(`^the resource text contains "([^"]*)"$`, w.resourceContains)

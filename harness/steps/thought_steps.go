@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,9 @@ import (
 // thought records one thought with args on the current session and keeps
 // its number. Thought texts carry the run's nonce.
 func (w *World) thought(args map[string]any) (target.ToolResult, error) {
+	if w.full {
+		args["verbose"] = true
+	}
 	res, err := w.call("thought", args)
 	if err != nil {
 		return res, err
@@ -109,6 +113,9 @@ func (w *World) recordWith(text string, doc *godog.DocString) error {
 		return err
 	}
 	args["thought"] = w.text(text)
+	if w.full {
+		args["verbose"] = true
+	}
 	w.numbers = nil
 	res, err := w.call("thought", args)
 	if err != nil {
@@ -129,18 +136,54 @@ func (w *World) recordClosing() error {
 	return err
 }
 
-func (w *World) branch(id string, from, n int) error {
+func (w *World) branch(id string, from, n int) error { return w.branchOf(id, from, n, 0) }
+
+// branchOf records thought n on branch id forking from thought from; total,
+// when not 0, is its totalThoughts.
+func (w *World) branchOf(id string, from, n, total int) error {
 	w.numbers = nil
-	_, err := w.thought(map[string]any{"thought": w.text("Branch " + id + " thought " + strconv.Itoa(n)), "thoughtNumber": n,
-		"branchId": id, "branchFromThought": from, "nextThoughtNeeded": true, "verbose": true})
+	args := map[string]any{"thought": w.text("Branch " + id + " thought " + strconv.Itoa(n)), "thoughtNumber": n,
+		"branchId": id, "branchFromThought": from, "nextThoughtNeeded": true, "verbose": true}
+	if total > 0 {
+		args["totalThoughts"] = total
+	}
+	_, err := w.thought(args)
 	return err
 }
 
-func (w *World) revise(of, n int) error {
+func (w *World) revise(of, n int) error { return w.reviseOf(of, n, 0) }
+
+// reviseOf records thought n revising thought of; total, when not 0, is its
+// totalThoughts.
+func (w *World) reviseOf(of, n, total int) error {
 	w.numbers = nil
-	_, err := w.thought(map[string]any{"thought": w.text("Revision of thought " + strconv.Itoa(of)), "thoughtNumber": n,
-		"isRevision": true, "revisesThought": of, "nextThoughtNeeded": true})
+	args := map[string]any{"thought": w.text("Revision of thought " + strconv.Itoa(of)), "thoughtNumber": n,
+		"isRevision": true, "revisesThought": of, "nextThoughtNeeded": true}
+	if total > 0 {
+		args["totalThoughts"] = total
+	}
+	_, err := w.thought(args)
 	return err
+}
+
+// answerFieldsAre checks that the last answer's JSON object has exactly the
+// listed fields.
+func (w *World) answerFieldsAre(list string) error {
+	m, err := w.answer()
+	if err != nil {
+		return err
+	}
+	var got []string
+	for k := range m {
+		got = append(got, k)
+	}
+	sort.Strings(got)
+	want := names(list)
+	sort.Strings(want)
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		return fmt.Errorf("the answer's fields are %s, want %s", strings.Join(got, ", "), strings.Join(want, ", "))
+	}
+	return nil
 }
 
 // bigThought records a thought whose text is mib MiB long.
@@ -270,4 +313,49 @@ func (w *World) verboseBranches(s string) error {
 		return fmt.Errorf("branches %q, want %q", got, s)
 	}
 	return nil
+}
+
+// noteField keeps the number at path in the last answer, for grewBy.
+func (w *World) noteField(path string) error {
+	n, err := w.answerNumber(path)
+	if err != nil {
+		return err
+	}
+	w.vars["noted "+path] = strconv.FormatFloat(n, 'f', -1, 64)
+	return nil
+}
+
+// grewBy checks that the number at path in the last answer is the noted
+// one plus by.
+func (w *World) grewBy(path string, by int) error {
+	was, ok := w.vars["noted "+path]
+	if !ok {
+		return fmt.Errorf("no %q was noted", path)
+	}
+	n, err := w.answerNumber(path)
+	if err != nil {
+		return err
+	}
+	old, _ := strconv.ParseFloat(was, 64)
+	if n != old+float64(by) {
+		return fmt.Errorf("%s is %v; it was %v, so it grew by %v, want %d", path, n, old, n-old, by)
+	}
+	return nil
+}
+
+// answerNumber is the number at the top-level field path of the last
+// answer, which must be a success.
+func (w *World) answerNumber(path string) (float64, error) {
+	if w.last.IsError {
+		return 0, fmt.Errorf("%s failed: %s", w.lastOp, clipText(w.last.Text()))
+	}
+	m, err := w.answer()
+	if err != nil {
+		return 0, err
+	}
+	n, ok := m[path].(float64)
+	if !ok {
+		return 0, fmt.Errorf("the answer has no number %q: %s", path, clipText(w.last.Text()))
+	}
+	return n, nil
 }

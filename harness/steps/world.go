@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/fixtures"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -24,6 +25,9 @@ import (
 // Env is what every scenario of a run shares.
 type Env struct {
 	Target target.Target
+	// Profile maps the steps' operations onto the target's family of
+	// servers (default profile.Gateway).
+	Profile profile.Profile
 	// Nonce is the run's random nonce; every thought text carries it so
 	// cached or canned answers fail.
 	Nonce string
@@ -58,7 +62,10 @@ type World struct {
 	name string
 
 	conns   map[string]*target.Conn
+	ops     map[*target.Conn]profile.Ops // the profile's operations on each
 	current string
+	lacks   *profile.LacksError // what the family lacks that a step needed
+	full    bool                // every thought asks for the full answer ("verbose")
 
 	last      target.ToolResult
 	lastOp    string
@@ -93,7 +100,7 @@ type World struct {
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.
 func NewWorld(ctx context.Context, env *Env, rec *transcript.Recorder, name string) *World {
-	return &World{env: env, rec: rec, ctx: ctx, name: name, conns: map[string]*target.Conn{}, vars: fixtures.Bindings{},
+	return &World{env: env, rec: rec, ctx: ctx, name: name, conns: map[string]*target.Conn{}, ops: map[*target.Conn]profile.Ops{}, vars: fixtures.Bindings{},
 		sessions: map[string]string{}, current: defaultConn, kept: map[string][]byte{}}
 }
 
@@ -170,6 +177,7 @@ func (w *World) connectTo(tg target.Target, name string, o target.ConnOptions) e
 	if old := w.conns[name]; old != nil {
 		w.quirks = append(w.quirks, old.Quirks()...)
 		_ = old.Close()
+		delete(w.ops, old)
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
 	defer cancel()
@@ -193,7 +201,29 @@ func (w *World) conn() (*target.Conn, error) {
 	return w.conns[w.current], nil
 }
 
-// call makes one gateway call on the current session and keeps its answer.
+// Lacks returns what the target's family lacks that a step of the scenario
+// needed (nil when nothing): such a scenario is not applicable.
+func (w *World) Lacks() *profile.LacksError { return w.lacks }
+
+// do makes domain operation op on MCP session c through the run's profile.
+func (w *World) do(ctx context.Context, c *target.Conn, op string, args any) (target.ToolResult, error) {
+	o := w.ops[c]
+	if o == nil {
+		p := w.env.Profile
+		if p == nil {
+			p = profile.Gateway
+		}
+		o = p.Open(c)
+		w.ops[c] = o
+	}
+	res, err := o.Do(ctx, op, args)
+	if l, ok := profile.Lacks(err); ok && w.lacks == nil {
+		w.lacks = l
+	}
+	return res, err
+}
+
+// call makes one operation on the current session and keeps its answer.
 func (w *World) call(op string, args any) (target.ToolResult, error) {
 	c, err := w.conn()
 	if err != nil {
@@ -202,7 +232,7 @@ func (w *World) call(op string, args any) (target.ToolResult, error) {
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
 	defer cancel()
 	start := time.Now()
-	res, err := c.Gateway(ctx, op, args)
+	res, err := w.do(ctx, c, op, args)
 	w.elapsed = time.Since(start)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", op, err)

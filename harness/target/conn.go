@@ -32,6 +32,8 @@ type Conn struct {
 	init   *mcp.InitializeResult
 	// Quirks collects original-server oddities the harness tolerated.
 	quirks atomic.Pointer[[]string]
+	// notReady counts the gateway's "not ready" answers retried.
+	notReady atomic.Int64
 }
 
 // RPCError is a JSON-RPC error answer.
@@ -218,9 +220,39 @@ func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolRe
 	return ParseToolResult(resp.Result)
 }
 
+// ListTools lists the server's tools (one page): their names in the
+// server's order, and the raw result.
+func (c *Conn) ListTools(ctx context.Context) ([]string, json.RawMessage, error) {
+	raw, err := c.Request(ctx, "tools/list", map[string]any{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("tools/list: %w", err)
+	}
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, nil, fmt.Errorf("tools/list: %w", err)
+	}
+	names := make([]string, 0, len(list.Tools))
+	for _, t := range list.Tools {
+		names = append(names, t.Name)
+	}
+	return names, raw, nil
+}
+
 // notReady is the original server's answer while its gateway is still
 // initialising, shortly after initialize.
 const notReady = "Gateway tool not ready"
+
+// QuirkNotReady is the quirk of a gateway that answered "not ready" right
+// after initialize (Thoughtbox 1.2.2), which Gateway retries.
+const QuirkNotReady = "gateway not ready right after initialize; retried"
+
+// NotReadyRetries counts the calls Gateway made again because the gateway
+// was not ready yet.
+func (c *Conn) NotReadyRetries() int64 { return c.notReady.Load() }
 
 // Gateway calls thoughtbox_gateway. args nil sends no "args" key; a
 // json.RawMessage is sent as it is (keeping its key order). The original
@@ -237,7 +269,8 @@ func (c *Conn) Gateway(ctx context.Context, op string, args any) (ToolResult, er
 		if err != nil || !res.IsError || !strings.Contains(res.Text(), notReady) || time.Now().After(deadline) {
 			return res, err
 		}
-		c.addQuirk("gateway not ready right after initialize; retried")
+		c.addQuirk(QuirkNotReady)
+		c.notReady.Add(1)
 		c.rec.Notef("quirk: %s answered %q; retrying", op, notReady)
 		select {
 		case <-ctx.Done():

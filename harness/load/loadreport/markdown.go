@@ -13,9 +13,18 @@ func (r *Report) Markdown() string {
 	fmt.Fprintf(&b, "Run %s, seed %d, workload %s (%s), segments %s, %s to %s.\n\n", r.RunID, r.Seed, r.Workload,
 		r.WorkloadHash, strings.Join(r.Segments, " "), r.StartedAt.Format("15:04:05"), r.FinishedAt.Format("15:04:05 MST"))
 	fmt.Fprintf(&b, "Machine: %s.\n\n", r.Machine.Fingerprint())
-	b.WriteString("| Target | Kind | Transport | Storage | Address |\n|---|---|---|---|---|\n")
+	b.WriteString("| Target | Kind | Transport | Storage | Profile | Address |\n|---|---|---|---|---|---|\n")
 	for _, t := range r.Targets {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", t.Label, t.Kind, t.Transport, dash(t.Storage), t.Address)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", t.Label, t.Kind, t.Transport, dash(t.Storage), dash(t.Profile), t.Address)
+	}
+	for _, t := range r.Targets {
+		if len(t.LeftOut) > 0 {
+			fmt.Fprintf(&b, "\n%s is a %s server: its scripts leave out %s, which that family does not have.\n", t.Label, t.Profile,
+				strings.Join(t.LeftOut, ", "))
+		}
+	}
+	for _, q := range r.quirks() {
+		fmt.Fprintf(&b, "\nQuirk: %s\n", q)
 	}
 	if len(r.Problems) > 0 {
 		b.WriteString("\n## Problems\n\n")

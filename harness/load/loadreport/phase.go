@@ -30,6 +30,10 @@ type PhaseResult struct {
 	PacerNote string  `json:"pacerNote,omitempty"`
 	Seconds   float64 `json:"seconds"`
 	Aborted   string  `json:"aborted,omitempty"`
+	// NotReadyRetries counts the calls made again because the gateway
+	// answered "not ready" right after initialize (a quirk of Thoughtbox
+	// 1.2.2; bounded to two seconds a call, as conform does).
+	NotReadyRetries int64 `json:"notReadyRetries,omitempty"`
 	// Metrics holds the histograms, counts, error classes and time series.
 	Metrics *metrics.Snapshot `json:"metrics"`
 	// Process is the server process's CPU and memory, when it is a child.

@@ -100,6 +100,12 @@ type TargetInfo struct {
 	Address   string `json:"address"`
 	Transport string `json:"transport"`
 	Storage   string `json:"storage,omitempty"`
+	// Profile is the family the scripts were played as (detected from
+	// tools/list unless given); LeftOut the script operations that family
+	// lacks, which were left out of its mix.
+	Profile         string   `json:"profile,omitempty"`
+	ProfileDetected bool     `json:"profileDetected,omitempty"`
+	LeftOut         []string `json:"leftOut,omitempty"`
 }
 
 // Stat is a median with its 95 % confidence interval over rounds
@@ -389,6 +395,10 @@ func (r *Report) judge() {
 		if v := p.Verification; v != nil && !v.Passed() {
 			r.Problems = append(r.Problems, fmt.Sprintf("%s: %d of %d acknowledged thoughts could not be read back", p.Name, v.Missing, v.Acknowledged))
 		}
+		if v := p.Verification; v != nil && v.Acknowledged == 0 {
+			// Nothing kept, nothing lost: the no-loss gate can not pass on it.
+			r.Problems = append(r.Problems, fmt.Sprintf("%s: the target acknowledged no thought, so the run cannot show that it loses none", p.Name))
+		}
 	}
 	for _, s := range r.Stress {
 		if s.MaxSustainable == 0 {
@@ -447,6 +457,18 @@ func (r *Report) Lost() int {
 	for _, p := range r.Phases {
 		if p.Verification != nil {
 			n += p.Verification.Missing
+		}
+	}
+	return n
+}
+
+// Acknowledged returns the number of thoughts the targets acknowledged in
+// the phases whose thoughts are verified.
+func (r *Report) Acknowledged() int {
+	n := 0
+	for _, p := range r.Phases {
+		if p.Verification != nil {
+			n += p.Verification.Acknowledged
 		}
 	}
 	return n

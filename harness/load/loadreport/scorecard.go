@@ -3,6 +3,7 @@ package loadreport
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -58,8 +59,8 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	if a, ok := r.observabilityAxis(); ok {
 		c.Axes = append(c.Axes, a)
 	}
-	lost := r.Lost()
-	detail := fmt.Sprintf("%d acknowledged thoughts not read back", lost)
+	lost, acked := r.Lost(), r.Acknowledged()
+	detail := fmt.Sprintf("%d of %d acknowledged thoughts not read back", lost, acked)
 	if n := r.Unverifiable(); n > 0 {
 		detail += fmt.Sprintf("; %d could not be checked (see load.md)", n)
 	}
@@ -67,7 +68,11 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	if r.Verdict == VerdictInconclusive && !r.ThresholdsFailed() {
 		thresholds.Passed, thresholds.Inconclusive, thresholds.Detail = false, true, r.Inconclusive
 	}
-	c.Gates = append(c.Gates, scorecards.Gate{Name: GateNoLoss, Passed: lost == 0, Detail: detail}, thresholds)
+	verified := slices.ContainsFunc(r.Phases, func(p PhaseResult) bool { return p.Verification != nil })
+	if verified && acked == 0 {
+		detail = "the targets acknowledged no thought: nothing kept, so nothing shown not lost"
+	}
+	c.Gates = append(c.Gates, scorecards.Gate{Name: GateNoLoss, Passed: lost == 0 && (acked > 0 || !verified), Detail: detail}, thresholds)
 	c.Finish()
 	return c
 }

@@ -1,5 +1,7 @@
 package loadreport
 
+import "fmt"
+
 // Verification is the result of reading back every acknowledged thought.
 type Verification struct {
 	// Applicable is false when what the target keeps can not be read back
@@ -34,4 +36,24 @@ type Slopes struct {
 	RSSMiBPerMinute *float64 `json:"rssMiBPerMinute,omitempty"`
 	// Seconds is how many seconds the latency slope is fitted over.
 	Seconds int `json:"seconds"`
+}
+
+// quirks describes the oddities of the targets that the run tolerated: the
+// calls retried while a gateway was not ready, per target.
+func (r *Report) quirks() []string {
+	retried := map[string]int64{}
+	var order []string
+	for _, p := range r.Phases {
+		if p.NotReadyRetries > 0 {
+			if retried[p.Label] == 0 {
+				order = append(order, p.Label)
+			}
+			retried[p.Label] += p.NotReadyRetries
+		}
+	}
+	var out []string
+	for _, l := range order {
+		out = append(out, fmt.Sprintf("%s answered \"not ready\" right after initialize; %d calls were tried again (for up to two seconds each), as conform does", l, retried[l]))
+	}
+	return out
 }

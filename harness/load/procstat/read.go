@@ -2,9 +2,11 @@ package procstat
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -39,6 +41,10 @@ func Read(pid int) (Sample, error) {
 		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
 	}
 	statm, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if errors.Is(err, syscall.ESRCH) {
+		// The process ended between the two reads.
+		err = fmt.Errorf("%w (%v)", os.ErrNotExist, err)
+	}
 	if err != nil {
 		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
 	}

@@ -37,8 +37,8 @@ var Ops = []Op{
 	OpSessionList, OpSessionGet, OpClose, OpInitialize, OpDelete, OpListSessions, OpLoadContext, OpSessionSearch,
 }
 
-// Tool is the MCP tool every step calls.
-const Tool = "thoughtbox_gateway"
+// ScriptOperations are the gateway operations a script's steps make (Step.Operation).
+var ScriptOperations = []string{"start_new", "cipher", "thought", "read_thoughts", "get_structure", "session"}
 
 // Project is the project name of the start_new calls of scripts.
 const Project = "tbbench-load"
