@@ -93,7 +93,7 @@ vet:
 # they drive the same harness code as the race-detected tests, which would
 # take them five- to tenfold longer, so they run once without the race
 # detector; everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression)$$
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$

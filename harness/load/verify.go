@@ -150,12 +150,13 @@ func hasMarker(texts []string, marker string) bool {
 
 const attempts = 3
 
-// callRetrying calls a gateway operation, again after an error answer.
+// callRetrying calls a gateway operation (through Conn.Gateway, which
+// waits out a gateway that is not ready yet), again after an error answer.
 func callRetrying(ctx context.Context, c *target.Conn, op string, args map[string]any) (target.ToolResult, error) {
 	var res target.ToolResult
 	var err error
 	for i := range attempts {
-		res, err = c.CallTool(ctx, "thoughtbox_gateway", map[string]any{"operation": op, "args": args})
+		res, err = c.Gateway(ctx, op, args)
 		if err == nil && !res.IsError {
 			return res, nil
 		}

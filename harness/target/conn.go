@@ -260,6 +260,9 @@ func (c *Conn) NotReadyRetries() int64 { return c.notReady.Load() }
 // and noted as a quirk.
 func (c *Conn) Gateway(ctx context.Context, op string, args any) (ToolResult, error) {
 	arguments := map[string]any{"operation": op}
+	if m, ok := args.(map[string]any); ok && m == nil {
+		args = nil // a nil map is no arguments, not "args": null
+	}
 	if args != nil {
 		arguments["args"] = args
 	}

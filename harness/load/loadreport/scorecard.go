@@ -43,7 +43,8 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	for i := len(r.Targets) - 1; i >= 0; i-- {
 		// The first target that is not the ceiling, else the ceiling.
 		if t := r.Targets[i]; t.Label != CeilingLabel || c.Target.Kind == "" {
-			c.Target = scorecards.Target{Name: t.Label, Kind: t.Kind, Address: t.Address, Transport: t.Transport, Storage: t.Storage}
+			c.Target = scorecards.Target{Name: t.Label, Kind: t.Kind, Address: t.Address, Transport: t.Transport, Storage: t.Storage,
+				Profile: t.Profile}
 		}
 	}
 	// A run whose ceiling could not hold the tier measured the machine:
