@@ -263,7 +263,7 @@ Flags:
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)
-		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, profile.ErrUndetected) {
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, profile.ErrUndetected) || errors.Is(err, load.ErrFamily) {
 			return exitLoadBadInput
 		}
 		return exitLoadFail

@@ -162,6 +162,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			info.ProfileDetected = true
 		}
+		if (tier.Name == workload.LongSession || tier.Name == workload.Listing) && p != profile.Gateway {
+			return nil, fmt.Errorf("%w: %s: the %s tier reads sessions back with the gateway's operations (load_context, read_thoughts, list_sessions); the target is a %s server",
+				ErrFamily, s.Label, tier.Name, p.Name())
+		}
 		profiles[t] = p
 		info.Profile, info.LeftOut = p.Name(), leftOut(p)
 		rep.Targets = append(rep.Targets, info)
@@ -212,6 +216,9 @@ func leftOut(p profile.Profile) []string {
 	}
 	return out
 }
+
+// ErrFamily is a tier that the family of a subject cannot run.
+var ErrFamily = errors.New("a tier this family cannot run")
 
 // describe records what a subject's target is.
 func describe(label string, t target.Target) loadreport.TargetInfo {

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
@@ -39,9 +40,11 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 		}
 	default: // smoke, regression, soak: rounds of one load model
 		if t.Warmup > 0 {
+			var warmups []PhaseSpec
 			for i, tg := range targets {
-				rep.Phases = append(rep.Phases, r.runPhase(ctx, r.warmupPhase(t, r.o.Subjects[i].Label, tg)))
+				warmups = append(warmups, r.warmupPhase(t, r.o.Subjects[i].Label, tg))
 			}
+			rep.Phases = append(rep.Phases, r.runPhases(ctx, warmups, t.SideBySide)...)
 		}
 		// The warm-ups give the watcher time to start; the rounds are
 		// what it must see.
@@ -49,7 +52,9 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 		rounds := max(t.Rounds, 1)
 		for round := 1; round <= rounds; round++ {
 			// Interleave the targets, rotating the order every round so
-			// that none always runs first or last.
+			// that none always runs first or last (or, side by side, all
+			// at once).
+			var specs []PhaseSpec
 			for k := range targets {
 				i := (k + round - 1) % len(targets)
 				label := r.o.Subjects[i].Label
@@ -57,13 +62,31 @@ func (r *runner) runTier(ctx context.Context, t workload.Tier, targets []target.
 				if rounds > 1 {
 					name = fmt.Sprintf("%s %s round %d", t.Name, label, round)
 				}
-				spec := r.modelPhase(t, name, label, round, targets[i])
-				rep.Phases = append(rep.Phases, r.runPhase(ctx, spec))
+				specs = append(specs, r.modelPhase(t, name, label, round, targets[i]))
 			}
+			rep.Phases = append(rep.Phases, r.runPhases(ctx, specs, t.SideBySide)...)
 		}
 		r.fanOutPhase(ctx, t, targets, rep)
 	}
 	return ctx.Err()
+}
+
+// runPhases runs specs one after another, or all at the same time when
+// sideBySide is set, and returns their results in the order of specs.
+func (r *runner) runPhases(ctx context.Context, specs []PhaseSpec, sideBySide bool) []loadreport.PhaseResult {
+	out := make([]loadreport.PhaseResult, len(specs))
+	if !sideBySide {
+		for i, s := range specs {
+			out[i] = r.runPhase(ctx, s)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	for i, s := range specs {
+		wg.Go(func() { out[i] = r.runPhase(ctx, s) })
+	}
+	wg.Wait()
+	return out
 }
 
 // modelPhase builds a phase of the tier's load model, this segment's share.

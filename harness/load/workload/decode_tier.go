@@ -11,7 +11,7 @@ import (
 )
 
 // loadModelFields are the fields of the tiers that take any load model.
-var loadModelFields = []string{"model", "users", "rate", "stages", "duration", "maxUsers", "rounds", "warmup", "thresholds", "ceiling"}
+var loadModelFields = []string{"model", "users", "rate", "stages", "duration", "maxUsers", "rounds", "warmup", "sideBySide", "thresholds", "ceiling"}
 
 // tierFields lists the fields each tier accepts, in the order files and the
 // README show them.
@@ -75,6 +75,9 @@ func (d *decoder) tier(n *yaml.Node, path string, t *Tier) {
 		case "warmup":
 			v, ok := d.duration(f.value, f.path)
 			set(&t.Warmup, v, ok)
+		case "sideBySide":
+			v, ok := d.bool(f.value, f.path)
+			set(&t.SideBySide, v, ok)
 		case "ladder":
 			t.Ladder = &Ladder{}
 			d.ladder(f.value, f.path, t.Ladder)

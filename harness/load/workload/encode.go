@@ -154,6 +154,10 @@ func tierDocument(t Tier) object {
 			if t.Warmup > 0 {
 				o.put(f, duration(t.Warmup))
 			}
+		case "sideBySide":
+			if t.SideBySide {
+				o.put(f, true)
+			}
 		case "ladder":
 			if t.Ladder != nil {
 				o.put(f, ladderDocument(*t.Ladder))

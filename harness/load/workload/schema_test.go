@@ -89,7 +89,7 @@ func TestExampleIsWhatSchemaAndReadmeDescribe(t *testing.T) {
 	}
 	for _, field := range []string{"thoughts", "thoughtBytes", "thinkTime", "branch", "branchContinue", "revision",
 		"readThoughts", "getStructure", "sessionList", "sessionGet", "listLimit", "model", "users", "rate", "stages",
-		"duration", "maxUsers", "rounds", "warmup", "ladder", "start", "factor", "steps", "rates", "stepDuration", "slo",
+		"duration", "maxUsers", "rounds", "warmup", "sideBySide", "ladder", "start", "factor", "steps", "rates", "stepDuration", "slo",
 		"window", "sessions", "samples", "thresholds", "abortOnFail", "delayAbortEval"} {
 		if !strings.Contains(string(readme), field+"`") {
 			t.Errorf("README.md does not document %s", field)

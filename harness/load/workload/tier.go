@@ -92,6 +92,13 @@ type Tier struct {
 	// baseline of the same run, round by round, and are judged on the
 	// confidence interval of the paired ratios.
 	Thresholds []threshold.Threshold
+	// SideBySide runs every subject's phase of a round, the no-op
+	// ceiling's too, at the same time, each at the tier's rate, instead of
+	// one after another: whatever the machine does during a round falls on
+	// all of them alike, so their paired ratios are far less noisy, and the
+	// ceiling's figures say whether the machine sustained the whole load
+	// (smoke, regression and soak).
+	SideBySide bool
 	// Ceiling is what the no-op ceiling must hold, over all its measured
 	// rounds, for the run to judge anything: when the ceiling misses one
 	// of these, the machine could not sustain the tier and the verdict is
