@@ -269,6 +269,15 @@ Flags:
 		return exitLoadFail
 	}
 	rep.RunID = *runID
+	for _, t := range rep.Targets {
+		how := "given with --profile"
+		if t.ProfileDetected {
+			how = "detected from tools/list"
+		}
+		if t.Label != load.CeilingLabel {
+			fmt.Fprintf(os.Stderr, "tbbench load: %s: profile %s (%s)\n", t.Label, t.Profile, how)
+		}
+	}
 	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
 	if len(earlier) > 0 {
 		card = scorecards.Combine(*runID, append(earlier, card))

@@ -15,6 +15,33 @@ type Tools map[string][]string
 // ParseTools reads the tools of a tools/list result (nil when it is not
 // one).
 func ParseTools(result []byte) Tools {
+	list, ok := parseToolList(result)
+	if !ok {
+		return nil
+	}
+	out := Tools{}
+	for _, t := range list {
+		ops := out[t.name]
+		for _, op := range t.ops {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
+		}
+		out[t.name] = ops
+	}
+	return out
+}
+
+// listedTool is one tool of a tools/list result, in the server's order:
+// its name and the valid values of its operation enum.
+type listedTool struct {
+	name string
+	ops  []string
+}
+
+// parseToolList reads a tools/list result, keeping the tools whose names
+// and operations are valid label values.
+func parseToolList(result []byte) ([]listedTool, bool) {
 	var list struct {
 		Tools []struct {
 			Name        string `json:"name"`
@@ -28,23 +55,23 @@ func ParseTools(result []byte) Tools {
 		} `json:"tools"`
 	}
 	if json.Unmarshal(result, &list) != nil {
-		return nil
+		return nil, false
 	}
-	out := Tools{}
+	var out []listedTool
 	for _, t := range list.Tools {
 		if !validLabelValue(t.Name) {
 			continue
 		}
-		ops := out[t.Name]
+		lt := listedTool{name: t.Name}
 		for _, raw := range t.InputSchema.Properties.Operation.Enum {
 			var op string
-			if json.Unmarshal(raw, &op) == nil && validLabelValue(op) && !slices.Contains(ops, op) {
-				ops = append(ops, op)
+			if json.Unmarshal(raw, &op) == nil && validLabelValue(op) {
+				lt.ops = append(lt.ops, op)
 			}
 		}
-		out[t.Name] = ops
+		out = append(out, lt)
 	}
-	return out
+	return out, true
 }
 
 // CallLabels returns the tool and operation labels the sidecar gives a

@@ -142,43 +142,25 @@ func (v *vocabulary) learn(method string, result []byte) {
 }
 
 func (v *vocabulary) learnTools(result []byte) {
-	var list struct {
-		Tools []struct {
-			Name        string `json:"name"`
-			InputSchema struct {
-				Properties struct {
-					Operation struct {
-						Enum []json.RawMessage `json:"enum"`
-					} `json:"operation"`
-				} `json:"properties"`
-			} `json:"inputSchema"`
-		} `json:"tools"`
-	}
-	if json.Unmarshal(result, &list) != nil || len(list.Tools) == 0 {
+	list, ok := parseToolList(result)
+	if !ok || len(list) == 0 {
 		return
 	}
 	v.update(func(s *vocabSnapshot) {
-		for _, t := range list.Tools {
-			if !validLabelValue(t.Name) {
-				continue
-			}
-			cur, known := s.tools[t.Name]
+		for _, t := range list {
+			cur, known := s.tools[t.name]
 			if !known {
 				if len(s.tools) >= maxTools {
 					continue
 				}
-				cur = toolVocab{name: strings.Clone(t.Name)}
+				cur = toolVocab{name: strings.Clone(t.name)}
 			}
-			for _, raw := range t.InputSchema.Properties.Operation.Enum {
-				var op string
-				if json.Unmarshal(raw, &op) != nil || !validLabelValue(op) {
-					continue
-				}
+			for _, op := range t.ops {
 				if cur.ops == nil {
 					cur.ops = map[string]string{}
 				}
 				if _, ok := cur.ops[op]; !ok && len(cur.ops) < maxOpsPerTool {
-					cur.ops[op] = op
+					cur.ops[op] = strings.Clone(op)
 				}
 			}
 			s.tools[cur.name] = cur
