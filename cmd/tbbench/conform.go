@@ -18,6 +18,7 @@ import (
 
 	"github.com/thoughtbox-bench/tbbench/features"
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
@@ -150,7 +151,8 @@ Flags:
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		fmt.Println(noResults)
-		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, conform.ErrFeatures) || errors.Is(err, conform.ErrSelection) {
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, conform.ErrFeatures) || errors.Is(err, conform.ErrSelection) ||
+			errors.Is(err, profile.ErrUndetected) {
 			return exitBadInput
 		}
 		return exitFail

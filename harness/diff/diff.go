@@ -110,8 +110,7 @@ func Run(ctx context.Context, a, b Side, o Options) (Report, error) {
 		}
 		infos[i].Profile = s.Profile.Name()
 	}
-	exports := a.Profile.Supports("session") && b.Profile.Supports("session") &&
-		a.Profile != profile.SequentialThinking && b.Profile != profile.SequentialThinking
+	exports := a.Profile.Supports("session") && b.Profile.Supports("session")
 	rep.Compared = []string{"each thought's answer: " + strings.Join(answerFields, ", ") + " (where both answers have them)", "which thoughts each side refuses"}
 	if exports {
 		rep.Compared = append(rep.Compared, "each session's JSON export: its nodes and their prev, next, branchOrigin and revisesNode links")
@@ -143,7 +142,7 @@ func Run(ctx context.Context, a, b Side, o Options) (Report, error) {
 }
 
 func missingExport(a, b profile.Profile) string {
-	if a == profile.SequentialThinking || !a.Supports("session") {
+	if !a.Supports("session") {
 		return a.Name()
 	}
 	return b.Name()

@@ -174,7 +174,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 			order, _ := acked.bySession()
 			v = loadreport.Verification{Sessions: len(order), Acknowledged: acked.Len(), Reason: why}
 		} else {
-			v = verify(context.WithoutCancel(ctx), s.Target, acked, 8, r.errors)
+			v = verify(context.WithoutCancel(ctx), s.Target, prof, acked, 8, r.errors)
 		}
 		out.Verification = &v
 	}

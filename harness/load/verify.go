@@ -20,7 +20,7 @@ import (
 // that the thoughts are gone is what the target was asked for, not a loss
 // (conform finds its shared-state scenarios not applicable so too).
 func unverifiable(info target.Info, p profile.Profile) string {
-	if !p.Supports("read_thoughts") {
+	if !p.Supports(profile.ReadBack) {
 		return fmt.Sprintf("the %s family has no reads: no thought can be read back", p.Name())
 	}
 	if info.Transport == target.Stdio && info.Storage == "memory" {
@@ -30,12 +30,13 @@ func unverifiable(info target.Info, p profile.Profile) string {
 }
 
 // verify reads back every acknowledged thought through new MCP sessions,
-// workers at a time: load_context, cipher, read_thoughts of the main-chain
-// range and of each branch. A thought is kept when its number comes back
-// with its marker in the text. A call that fails is tried again twice, so
-// that a server's passing error is not taken for a lost thought; what is
-// missing is noted in notes.
-func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *transcript.Recorder) loadreport.Verification {
+// workers at a time, with the family's read-back (profile.ReadBack: on a
+// gateway load_context, cipher, read_thoughts of the main-chain range and of
+// each branch; in Code Mode tb.session.get). A thought is kept when its
+// number comes back with its marker in the text. A read that fails is tried
+// again twice, so that a server's passing error is not taken for a lost
+// thought; what is missing is noted in notes.
+func verify(ctx context.Context, t target.Target, p profile.Profile, a *acks, workers int, notes *transcript.Recorder) loadreport.Verification {
 	start := time.Now()
 	order, sessions := a.bySession()
 	v := loadreport.Verification{Applicable: true, Sessions: len(order), Acknowledged: a.Len()}
@@ -70,7 +71,7 @@ func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *t
 						continue
 					}
 				}
-				if err := verifySession(ctx, c, id, sessions[id], fail); err != nil {
+				if err := verifySession(ctx, p.Open(c), id, sessions[id], fail); err != nil {
 					// The connection may be broken: start a new one.
 					c.Close()
 					c = nil
@@ -87,47 +88,40 @@ func verify(ctx context.Context, t target.Target, a *acks, workers int, notes *t
 	return v
 }
 
-func verifySession(ctx context.Context, c *target.Conn, id string, ks []ack, fail func(int, string, ...any)) error {
+func verifySession(ctx context.Context, ops profile.Ops, id string, ks []ack, fail func(int, string, ...any)) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	for _, op := range []string{"load_context", "cipher"} {
-		res, err := callRetrying(ctx, c, op, map[string]any{"sessionId": id})
-		if err != nil || res.IsError {
-			fail(len(ks), "session %s: %s failed: %v %.200s", id, op, err, res.Text())
-			return err
-		}
-	}
 	byChain := map[string][]ack{}
+	chains := map[string]any{}
 	for _, k := range ks {
 		byChain[k.Chain] = append(byChain[k.Chain], k)
+		if last, _ := chains[k.Chain].(int); k.Number > last {
+			chains[k.Chain] = k.Number
+		}
+	}
+	var res target.ToolResult
+	var err error
+	for i := range attempts {
+		res, err = ops.Do(ctx, profile.ReadBack, map[string]any{"sessionId": id, "chains": chains})
+		if err == nil && !res.IsError {
+			break
+		}
+		if i < attempts-1 {
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if err != nil || res.IsError {
+		fail(len(ks), "session %s: reading it back failed: %v %.200s", id, err, res.Text())
+		return err
+	}
+	var got profile.ReadBackAnswer
+	if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
+		fail(len(ks), "session %s: the read-back answer is not JSON: %v", id, err)
+		return nil
 	}
 	for chain, want := range byChain {
-		args := map[string]any{"sessionId": id}
-		if chain == "" {
-			args["range"] = []int{1, want[len(want)-1].Number}
-		} else {
-			args["branchId"] = chain
-		}
-		res, err := callRetrying(ctx, c, "read_thoughts", args)
-		if err != nil || res.IsError {
-			fail(len(want), "session %s chain %q: read_thoughts failed: %v %.200s", id, chain, err, res.Text())
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		var got struct {
-			Thoughts []struct {
-				ThoughtNumber int    `json:"thoughtNumber"`
-				Thought       string `json:"thought"`
-			} `json:"thoughts"`
-		}
-		if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
-			fail(len(want), "session %s chain %q: read_thoughts answer is not JSON: %v", id, chain, err)
-			continue
-		}
 		texts := map[int][]string{}
-		for _, th := range got.Thoughts {
+		for _, th := range got.Chains[chain] {
 			texts[th.ThoughtNumber] = append(texts[th.ThoughtNumber], th.Thought)
 		}
 		for _, k := range want {
@@ -149,23 +143,6 @@ func hasMarker(texts []string, marker string) bool {
 }
 
 const attempts = 3
-
-// callRetrying calls a gateway operation (through Conn.Gateway, which
-// waits out a gateway that is not ready yet), again after an error answer.
-func callRetrying(ctx context.Context, c *target.Conn, op string, args map[string]any) (target.ToolResult, error) {
-	var res target.ToolResult
-	var err error
-	for i := range attempts {
-		res, err = c.Gateway(ctx, op, args)
-		if err == nil && !res.IsError {
-			return res, nil
-		}
-		if i < attempts-1 {
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	return res, err
-}
 
 func connectRetrying(ctx context.Context, t target.Target) (*target.Conn, error) {
 	var err error

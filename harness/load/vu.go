@@ -203,7 +203,7 @@ func (v *vu) call(ctx context.Context, scheduled time.Time, s workload.Step) {
 		if json.Unmarshal([]byte(res.Text()), &ans) == nil && ans.SessionID == "" {
 			ans.SessionID = ans.Closed
 		}
-		if ans.SessionID == "" && !v.p.profile.Supports("read_thoughts") {
+		if ans.SessionID == "" && !v.p.profile.Supports(profile.ReadBack) {
 			// A family without reads names no reasoning session: its
 			// thoughts are this MCP session's, which no later one reads.
 			ans.SessionID = fmt.Sprintf("(MCP session of user %d, session %d)", v.index, v.session)

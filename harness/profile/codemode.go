@@ -27,8 +27,10 @@ func (codeMode) Name() string      { return "code-mode" }
 func (codeMode) Tools() []string   { return []string{CodeModeTool} }
 func (codeMode) Open(c Caller) Ops { return codeModeOps{c} }
 
-// Supports: thoughts, and the session list, get and export.
-func (codeMode) Supports(op string) bool { return op == Begin || op == "thought" || op == "session" }
+// Supports: thoughts, the session list, get and export, and the read-back.
+func (codeMode) Supports(op string) bool {
+	return op == Begin || op == "thought" || op == "session" || op == ReadBack
+}
 
 type codeModeOps struct{ c Caller }
 
@@ -63,6 +65,8 @@ func (o codeModeOps) Do(ctx context.Context, op string, args any) (target.ToolRe
 		default:
 			return target.ToolResult{}, &LacksError{name, fmt.Sprintf("session operation %q", m["operation"])}
 		}
+	case ReadBack:
+		return o.readBack(ctx, m)
 	case "start_new", "cipher":
 		return target.ToolResult{}, &LacksError{name, "stages (start_new, cipher)"}
 	default:
@@ -107,4 +111,35 @@ func Unwrap(res target.ToolResult) (target.ToolResult, error) {
 		return res, fmt.Errorf("thoughtbox_execute answered an envelope without result or error: %.200q", res.Text())
 	}
 	return target.ToolResult{Blocks: []target.Block{{Type: "text", Text: string(env.Result)}}, Raw: res.Raw}, nil
+}
+
+// readBack is tb.session.get of the session: its main-chain thoughts and
+// its branches' (families/code-mode.md, section 6).
+func (o codeModeOps) readBack(ctx context.Context, m map[string]any) (target.ToolResult, error) {
+	call, err := jsCall("tb.session.get", map[string]any{"sessionId": m["sessionId"]})
+	if err != nil {
+		return target.ToolResult{}, err
+	}
+	res, err := o.c.CallTool(ctx, CodeModeTool, map[string]any{"code": call})
+	if err != nil || res.IsError {
+		return res, err
+	}
+	if res, err = Unwrap(res); err != nil || res.IsError {
+		return res, err
+	}
+	var got struct {
+		Thoughts []ChainThought            `json:"thoughts"`
+		Branches map[string][]ChainThought `json:"branches"`
+	}
+	if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
+		return res, fmt.Errorf("tb.session.get answered no session: %w", err)
+	}
+	out := ReadBackAnswer{Chains: map[string][]ChainThought{"": got.Thoughts}}
+	chains, _ := m["chains"].(map[string]any)
+	for chain := range chains {
+		if chain != "" {
+			out.Chains[chain] = got.Branches[chain]
+		}
+	}
+	return jsonResult(out)
 }

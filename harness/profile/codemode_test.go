@@ -155,3 +155,41 @@ func (e *executeRecorder) CallTool(_ context.Context, name string, args any) (ta
 func (e *executeRecorder) Gateway(context.Context, string, any) (target.ToolResult, error) {
 	panic("Code Mode calls no gateway")
 }
+
+// TestCodeModeReadsBackARecordedSession maps the read-back onto
+// tb.session.get and splits the real server's recorded answer into its
+// main chain and branches.
+func TestCodeModeReadsBackARecordedSession(t *testing.T) {
+	var get *recordedExecute
+	for _, r := range recordedExecutes(t) {
+		if strings.HasPrefix(r.code, "async () => tb.session.get(") && strings.Contains(string(r.result), `\"thoughts\"`) {
+			get = &r
+			break
+		}
+	}
+	if get == nil {
+		t.Fatal("no recorded tb.session.get of a session")
+	}
+	raw, err := target.ParseToolResult(get.result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &executeRecorder{answer: raw.Text()}
+	res, err := CodeMode.Open(r).Do(context.Background(), ReadBack, map[string]any{"sessionId": "s1", "chains": map[string]any{"": 3, "b1": 4}})
+	if err != nil || res.IsError {
+		t.Fatalf("read-back: %v %s", err, res.Text())
+	}
+	if r.code != `async () => tb.session.get({"sessionId":"s1"})` {
+		t.Errorf("code %q", r.code)
+	}
+	var got ReadBackAnswer
+	if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Chains[""]) == 0 || got.Chains[""][0].ThoughtNumber != 1 || got.Chains[""][0].Thought == "" {
+		t.Errorf("main chain %+v, want the recorded thoughts from 1", got.Chains[""])
+	}
+	if len(got.Chains["b1"]) == 0 {
+		t.Errorf("branch b1 %+v, want the recorded branch's thoughts", got.Chains["b1"])
+	}
+}

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -26,6 +27,9 @@ func (gateway) Supports(string) bool { return true }
 type gatewayOps struct{ c Caller }
 
 func (g gatewayOps) Do(ctx context.Context, op string, args any) (target.ToolResult, error) {
+	if op == ReadBack {
+		return g.readBack(ctx, args)
+	}
 	if op != Begin {
 		return g.c.Gateway(ctx, op, args)
 	}
@@ -43,4 +47,51 @@ func wrapBegin(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", op, err)
+}
+
+// readBack is load_context and cipher on the session, then read_thoughts of
+// each chain: the main chain's range 1 … n, a branch by id.
+func (g gatewayOps) readBack(ctx context.Context, args any) (target.ToolResult, error) {
+	m, err := argMap(args)
+	if err != nil {
+		return target.ToolResult{}, err
+	}
+	id := m["sessionId"]
+	for _, op := range []string{"load_context", "cipher"} {
+		res, err := g.c.Gateway(ctx, op, map[string]any{"sessionId": id})
+		if err != nil || res.IsError {
+			return res, wrapBegin(op, err)
+		}
+	}
+	chains, _ := m["chains"].(map[string]any)
+	out := ReadBackAnswer{Chains: map[string][]ChainThought{}}
+	for chain, last := range chains {
+		a := map[string]any{"sessionId": id}
+		if chain == "" {
+			a["range"] = []any{1, last}
+		} else {
+			a["branchId"] = chain
+		}
+		res, err := g.c.Gateway(ctx, "read_thoughts", a)
+		if err != nil || res.IsError {
+			return res, wrapBegin("read_thoughts", err)
+		}
+		var got struct {
+			Thoughts []ChainThought `json:"thoughts"`
+		}
+		if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
+			return res, fmt.Errorf("read_thoughts answer is not JSON: %w", err)
+		}
+		out.Chains[chain] = got.Thoughts
+	}
+	return jsonResult(out)
+}
+
+// jsonResult is a successful answer whose text is v as JSON.
+func jsonResult(v any) (target.ToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return target.ToolResult{}, err
+	}
+	return target.ToolResult{Blocks: []target.Block{{Type: "text", Text: string(b)}}}, nil
 }

@@ -36,6 +36,24 @@ import (
 // a family has no stages. Its args are a map with "project" and "task".
 const Begin = "begin"
 
+// ReadBack is the domain operation that reads a stored reasoning session's
+// thoughts back, from any MCP session: args {"sessionId": id, "chains":
+// {"": n, "b1": m}} (a chain's thoughts 1 … its last acknowledged number,
+// "" the main chain); the answer's JSON is {"chains": {"": [{"thoughtNumber",
+// "thought"}…], "b1": […]}}. The load's verification uses it.
+const ReadBack = "read_back"
+
+// ChainThought is one thought of a ReadBack answer.
+type ChainThought struct {
+	ThoughtNumber int    `json:"thoughtNumber"`
+	Thought       string `json:"thought"`
+}
+
+// ReadBackAnswer is a ReadBack answer.
+type ReadBackAnswer struct {
+	Chains map[string][]ChainThought `json:"chains"`
+}
+
 // Caller makes MCP tool calls on one MCP session (*target.Conn).
 type Caller interface {
 	// CallTool calls a tool and decodes its result.
