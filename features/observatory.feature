@@ -79,8 +79,10 @@ Feature: Observatory
     Given a reasoning session at stage cipher_loaded
     And Observatory client "watcher" subscribed to "observatory"
     When I record thoughts 1 to 2 of 4
-    And I branch "b1" from thought 1 with thought 3
     And Observatory client "watcher" receives "thought:added" on "observatory" for thought 2
+    And Observatory client "follower" subscribed to "reasoning:{{sid}}"
+    And I branch "b1" from thought 1 with thought 3
+    And Observatory client "follower" receives "thought:branched" on "reasoning:{{sid}}" for thought 3
     And I GET "/api/health" from the Observatory
     Then the HTTP status is 200
     And the Observatory's answer has "status" equal to "ok"
