@@ -102,7 +102,7 @@ func Run(ctx context.Context, a, b Side, o Options) (Report, error) {
 	for i, s := range sides {
 		*infos[i] = SideInfo{Label: s.Label, Address: s.Target.Info().Address}
 		if s.Profile == nil {
-			p, err := detect(ctx, s.Target, o.Recorder)
+			p, err := profile.DetectTarget(ctx, s.Target, o.Recorder)
 			if err != nil {
 				return rep, fmt.Errorf("%s: %w", s.Label, err)
 			}
@@ -170,15 +170,6 @@ type answer struct {
 type played struct {
 	answers []answer
 	session string // the reasoning session, when the answers named it
-}
-
-func detect(ctx context.Context, t target.Target, rec *transcript.Recorder) (profile.Profile, error) {
-	c, err := target.Connect(ctx, t, rec, target.ConnOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return profile.DetectOn(ctx, c)
 }
 
 // play records script's thoughts on a new MCP session of s, asking for full

@@ -197,12 +197,7 @@ func detect(ctx context.Context, t target.Target, outDir, label string) (profile
 	defer rec.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, err := target.Connect(ctx, t, rec, target.ConnOptions{})
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return profile.DetectOn(ctx, c)
+	return profile.DetectTarget(ctx, t, rec)
 }
 
 // leftOut lists the script operations family p lacks: the load leaves them

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
 // Begin is the domain operation that brings a fresh MCP session to where
@@ -137,6 +138,17 @@ func DetectOn(ctx context.Context, c *target.Conn) (Profile, error) {
 		return nil, fmt.Errorf("detecting the server's family: %w", err)
 	}
 	return Detect(names)
+}
+
+// DetectTarget opens one MCP session with t, recorded in rec, detects the
+// target's family from its tools and closes the session.
+func DetectTarget(ctx context.Context, t target.Target, rec *transcript.Recorder) (Profile, error) {
+	c, err := target.Connect(ctx, t, rec, target.ConnOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return DetectOn(ctx, c)
 }
 
 // ErrUndetected is a tools/list that names no family's tools.

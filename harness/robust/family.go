@@ -2,7 +2,6 @@ package robust
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/thoughtbox-bench/tbbench/harness/profile"
@@ -40,9 +39,6 @@ func familyOf(p profile.Profile) (family, error) {
 type sender interface {
 	send(ctx context.Context, c *target.Conn, in Input) (Outcome, string)
 }
-
-// asRPC reports whether err is a JSON-RPC error answer.
-func asRPC(err error, rpc **target.RPCError) bool { return errors.As(err, rpc) }
 
 // gatewayFamily is thoughtbox_gateway's catalogue (Catalogue).
 type gatewayFamily struct{}

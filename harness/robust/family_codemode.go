@@ -83,31 +83,28 @@ func (f *codeModeFamily) state(ctx context.Context, conns [numConns]*target.Conn
 	return map[string]string{"main tb.session.get": normalise(res.Text())}, nil
 }
 
-// send delivers a tool input over MCP and judges the unwrapped answer.
+// send delivers a tool input over MCP and classifies the answer as any
+// tool input's; an answer of thoughtbox_execute is judged on its unwrapped
+// envelope.
 func (f *codeModeFamily) send(ctx context.Context, c *target.Conn, in Input) (Outcome, string) {
-	var args any
+	params := map[string]any{"name": in.Tool}
 	if in.Arguments != nil {
-		args = in.Arguments
+		params["arguments"] = in.Arguments
 	}
-	res, err := c.CallTool(ctx, in.Tool, args)
-	var rpc *target.RPCError
-	switch {
-	case asRPC(err, &rpc):
-		return RPCError, fmt.Sprintf("JSON-RPC error %d", rpc.Code)
-	case err != nil:
-		return NoAnswer, err.Error()
-	case res.IsError:
-		return ToolError, "isError result"
+	raw, err := c.Request(ctx, "tools/call", params)
+	outcome, detail := classifyResult(raw, err)
+	if outcome != Answered200 || in.Tool != profile.CodeModeTool {
+		return outcome, detail
 	}
-	if in.Tool != profile.CodeModeTool {
-		return Answered200, "a result without isError"
+	res, err := target.ParseToolResult(raw)
+	if err == nil {
+		res, err = profile.Unwrap(res)
 	}
-	un, err := profile.Unwrap(res)
 	switch {
 	case err != nil:
 		return Unclear, err.Error()
-	case un.IsError:
-		return ToolError, "an error in the execute envelope: " + firstLine(un.Text())
+	case res.IsError:
+		return ToolError, "an error in the execute envelope: " + firstLine(res.Text())
 	}
 	return Answered200, "a result without an error"
 }
