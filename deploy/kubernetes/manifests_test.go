@@ -175,6 +175,7 @@ func mountsResults(t *testing.T, name string, p podSpec) {
 func TestManifestsKinds(t *testing.T) {
 	objs := manifests(t)
 	want := []string{"Deployment/thoughtbox", "Service/thoughtbox", "PersistentVolumeClaim/tbbench-results",
+		"Deployment/thoughtbox-stateless", "Service/thoughtbox-stateless", "PersistentVolumeClaim/thoughtbox-data",
 		"Job/tbbench-load", "Job/tbbench-merge", "Pod/tbbench-results-reader"}
 	for _, k := range want {
 		get(t, objs, k)
@@ -300,5 +301,51 @@ func TestDockerfileBuildsBothCommands(t *testing.T) {
 		if !strings.Contains(d, want) {
 			t.Errorf("Dockerfile lacks %q", want)
 		}
+	}
+}
+
+// TestStatelessDeploymentSharesItsStore: the 2026-era deployment runs more
+// than one replica, all on one shared durable store (contexts live there,
+// spec D26), behind a Service that selects them all.
+func TestStatelessDeploymentSharesItsStore(t *testing.T) {
+	objs := manifests(t)
+	dep, svc := get(t, objs, "Deployment/thoughtbox-stateless"), get(t, objs, "Service/thoughtbox-stateless")
+	if dep.Spec.Replicas == nil || *dep.Spec.Replicas < 2 {
+		t.Errorf("replicas %v: the 2026-era deployment exists to run several", dep.Spec.Replicas)
+	}
+	if dep.Spec.Template == nil || len(dep.Spec.Template.Spec.Containers) != 1 {
+		t.Fatal("the Deployment needs one container")
+	}
+	for k, v := range svc.Spec.ServiceSelector {
+		if dep.Spec.Template.Metadata.Labels[k] != v {
+			t.Errorf("the Service selects %s=%s, which the replicas do not carry", k, v)
+		}
+	}
+	c := dep.Spec.Template.Spec.Containers[0]
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	if s := env["THOUGHTBOX_STORAGE"]; s != "fs" && s != "sqlite" {
+		t.Errorf("THOUGHTBOX_STORAGE=%q: replicas share contexts only through fs or sqlite", s)
+	}
+	mounted := ""
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == env["THOUGHTBOX_DATA_DIR"] {
+			mounted = m.Name
+		}
+	}
+	claim := ""
+	for _, v := range dep.Spec.Template.Spec.Volumes {
+		if v.Name == mounted && v.PVC != nil {
+			claim = v.PVC.ClaimName
+		}
+	}
+	if claim == "" {
+		t.Fatalf("the data dir %q is not on a persistent volume claim", env["THOUGHTBOX_DATA_DIR"])
+	}
+	pvc := get(t, objs, "PersistentVolumeClaim/"+claim)
+	if len(pvc.Spec.AccessModes) != 1 || pvc.Spec.AccessModes[0] != "ReadWriteMany" {
+		t.Errorf("claim %s access modes %v: every replica mounts it, so ReadWriteMany", claim, pvc.Spec.AccessModes)
 	}
 }

@@ -69,3 +69,48 @@ func (c *Conn) setNav(f func(*navigation)) {
 	defer c.mu.Unlock()
 	f(&c.nav)
 }
+
+// State is what a connection remembers between calls, in the form a 2026-era
+// context is stored (spec D26): the stage, the navigation of the init
+// operations, the bound root and the current reasoning session's id.
+type State struct {
+	Stage           Stage  `json:"stage"`
+	Level           int    `json:"level"`
+	Project         string `json:"project,omitempty"`
+	Task            string `json:"task,omitempty"`
+	Aspect          string `json:"aspect,omitempty"`
+	ActiveSessionID string `json:"activeSessionId,omitempty"`
+	Root            *Root  `json:"root,omitempty"`
+	// CurrentSession is the id of the reasoning session the next thought
+	// appends to ("" for none).
+	CurrentSession string `json:"currentSession,omitempty"`
+}
+
+// State returns the connection's state.
+func (c *Conn) State() State {
+	c.mu.Lock()
+	st := State{Stage: c.stage, Level: c.nav.level, Project: c.nav.project, Task: c.nav.task, Aspect: c.nav.aspect,
+		ActiveSessionID: c.nav.activeSessionID}
+	if c.nav.root != nil {
+		r := *c.nav.root
+		st.Root = &r
+	}
+	c.mu.Unlock()
+	if cur := c.Ledger.Current(); cur != nil {
+		st.CurrentSession = cur.ID()
+	}
+	return st
+}
+
+// RestoreConn returns a connection in state st, with l as its ledger. The
+// caller makes st.CurrentSession l's current session, if it still exists.
+func RestoreConn(l *ledger.Handler, st State) *Conn {
+	c := NewConn(l)
+	c.stage = st.Stage
+	c.nav = navigation{level: max(st.Level, 1), project: st.Project, task: st.Task, aspect: st.Aspect, activeSessionID: st.ActiveSessionID}
+	if st.Root != nil {
+		r := *st.Root
+		c.nav.root = &r
+	}
+	return c
+}

@@ -10,6 +10,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -26,6 +27,11 @@ type Sampler interface {
 	// Sample sends the request and returns the completion text and model.
 	Sample(ctx context.Context, req SampleRequest) (text, model string, err error)
 }
+
+// ErrAskClient is returned by a Sampler that cannot sample within the call
+// (a 2026-era client is asked through a multi round-trip request instead):
+// the thought is recorded and the reply carries a reply.PendingCritique.
+var ErrAskClient = errors.New("ask the client within the request")
 
 // SampleRequest is a sampling request for a critique.
 type SampleRequest struct {

@@ -129,8 +129,17 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 	h.emitThought(chain, added)
 	var critique *storage.Critique
 	if a.Critique {
-		critique = h.critique(ctx, chain, added.Node)
+		var pending *reply.PendingCritique
+		if critique, pending = h.critique(ctx, chain, added.Node); pending != nil {
+			return reply.Reply{Critique: pending}
+		}
 	}
+	return h.answer(chain, added, a, critique)
+}
+
+// answer is the answer to a recorded thought: the minimal one, or the
+// verbose one, or the close with its export.
+func (h *Handler) answer(chain *storage.Chain, added storage.Appended, a thoughtArgs, critique *storage.Critique) reply.Reply {
 	d := added.Node.Data
 	if d.NextThoughtNeeded && !a.Verbose {
 		return minimal(d.ThoughtNumber, chain.ID())
@@ -236,9 +245,9 @@ const critiqueSystemPrompt = "You review one step of someone's reasoning. Point 
 // critique asks the client for a critique of node through MCP sampling and
 // stores it on the node. It never fails the thought: without sampling support,
 // on an error or after the timeout it returns nil.
-func (h *Handler) critique(ctx context.Context, c *storage.Chain, n storage.Node) *storage.Critique {
+func (h *Handler) critique(ctx context.Context, c *storage.Chain, n storage.Node) (*storage.Critique, *reply.PendingCritique) {
 	if h.sampler == nil || !h.sampler.Supported() {
-		return nil
+		return nil, nil
 	}
 	timeout := h.cfg.CritiqueTimeout
 	if timeout <= 0 {
@@ -255,17 +264,68 @@ func (h *Handler) critique(ctx context.Context, c *storage.Chain, n storage.Node
 		fmt.Fprintf(&b, "Thought %d: %s\n\n", p.Data.ThoughtNumber, p.Data.Thought)
 	}
 	fmt.Fprintf(&b, "Thought to review (%d): %s\n\nGive your critique of this step.", n.Data.ThoughtNumber, n.Data.Thought)
-	text, model, err := h.sampler.Sample(ctx, SampleRequest{SystemPrompt: critiqueSystemPrompt, UserText: b.String(), MaxTokens: 1000})
-	if err != nil || text == "" {
-		return nil
+	req := SampleRequest{SystemPrompt: critiqueSystemPrompt, UserText: b.String(), MaxTokens: 1000}
+	text, model, err := h.sampler.Sample(ctx, req)
+	if errors.Is(err, ErrAskClient) {
+		return nil, &reply.PendingCritique{SessionID: c.ID(), NodeID: n.ID, SystemPrompt: req.SystemPrompt, UserText: req.UserText, MaxTokens: req.MaxTokens}
 	}
+	if err != nil || text == "" {
+		return nil, nil
+	}
+	return h.storeCritique(c, n.ID, text, model), nil
+}
+
+// storeCritique attaches a critique to a thought; nil when it could not be
+// stored.
+func (h *Handler) storeCritique(c *storage.Chain, nodeID, text, model string) *storage.Critique {
 	cr := storage.Critique{Text: text, Model: model, Timestamp: storage.FormatTime(h.cfg.now())}
 	if _, err := h.cfg.Store.Open(c.ID()); err != nil {
 		return nil
 	}
 	defer h.cfg.Store.Release(c.ID())
-	if err := c.SetCritique(n.ID, cr); err != nil {
+	if err := c.SetCritique(nodeID, cr); err != nil {
 		return nil
 	}
 	return &cr
+}
+
+// FinishCritique completes a thought whose critique the client was asked
+// for within the request (reply.PendingCritique): it attaches the critique
+// (none when text is empty: the client declined or failed, which never
+// fails the thought) to the recorded thought and answers as the thought
+// would have. raw is the retried call's args; the thought is not recorded
+// again.
+func (h *Handler) FinishCritique(sessionID, nodeID, text, model string, raw json.RawMessage) reply.Reply {
+	a := thoughtArgs{}
+	if f, present, err := parseFields(raw); err == nil && present {
+		if parsed, bad := decodeThought(f); bad == nil {
+			a = parsed
+		}
+	}
+	h.turn.Lock()
+	defer h.turn.Unlock()
+	chain, err := h.cfg.Store.Get(sessionID)
+	if err != nil {
+		return reply.ErrorJSON(failure{Error: "the critiqued thought's session is gone: " + err.Error(), Status: "failed"})
+	}
+	node, ok := chain.Node(nodeID)
+	if !ok {
+		return reply.ErrorJSON(failure{Error: "the critiqued thought is gone from session " + chain.ID(), Status: "failed"})
+	}
+	var critique *storage.Critique
+	if text != "" {
+		critique = h.storeCritique(chain, nodeID, text, model)
+	} else if node.Data.Critique != nil {
+		critique = node.Data.Critique
+	}
+	added := storage.Appended{Node: node}
+	if b := node.Data.BranchID; b != "" {
+		for _, other := range chain.Nodes() {
+			if other.Data.BranchID == b {
+				added.NewBranch = other.ID == nodeID
+				break
+			}
+		}
+	}
+	return h.answer(chain, added, a, critique)
 }

@@ -58,11 +58,15 @@ func (s *Server) fastRefresh() time.Duration {
 	return min(s.cfg.SessionTimeout/100, time.Second)
 }
 
+// sessionVersions are the protocol versions of the 2025 era, whose requests
+// belong to an MCP session; only they take the fast path.
+var sessionVersions = []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20250618, mcp.ProtocolVersion20250326}
+
 // fastCall answers body, a POST on the established session sid, when it is
 // a plain tools/call of thoughtbox_gateway, and reports whether it did;
 // when it reports false it has written nothing.
 func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, sid string, body []byte) bool {
-	if !slices.Contains(legacyVersions, r.Header.Get(mcp.HeaderProtocolVersion)) {
+	if !slices.Contains(sessionVersions, r.Header.Get(mcp.HeaderProtocolVersion)) {
 		return false
 	}
 	v, ok := s.fast.Load(sid)

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,9 +26,20 @@ import (
 // MCPPath is the path of the Streamable HTTP endpoint.
 const MCPPath = "/mcp"
 
-// legacyVersions are the protocol versions served: all of them use MCP
-// sessions, which the gateway's per-connection stages rely on.
-var legacyVersions = []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20250618, mcp.ProtocolVersion20250326}
+// modernRequest reports whether a POST without a session belongs to the
+// 2026 era: its Mcp-Protocol-Version header or its _meta declares 2026-07-28
+// or later (the transport then checks that the two agree).
+func modernRequest(h http.Header, body []byte) bool {
+	if mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) {
+		return true
+	}
+	var m struct {
+		Params struct {
+			Meta *mcp.Meta `json:"_meta"`
+		} `json:"params"`
+	}
+	return json.Unmarshal(body, &m) == nil && mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion())
+}
 
 // Handler returns the HTTP handler: /mcp (Streamable HTTP), /health and
 // /info. Every request's Host and Origin headers are checked first.
@@ -36,7 +48,6 @@ func (s *Server) Handler() http.Handler {
 		opts := []mcpsrv.StreamableHTTPOption{
 			mcpsrv.WithSessionIdManager(s.ids),
 			mcpsrv.WithDisableLocalhostProtection(true),
-			mcpsrv.WithStreamableHTTPProtocolVersions(legacyVersions...),
 			mcpsrv.WithStreamableHTTPLogger(s.log),
 		}
 		if s.cfg.SessionTimeout > 0 {
@@ -93,12 +104,16 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if sid == "" && env.method() != string(mcp.MethodInitialize) {
-			writeRPCError(w, http.StatusBadRequest, -32000, "Bad Request: Mcp-Session-Id header is required (call initialize first)")
+		if sid == "" && !modernRequest(r.Header, body) && env.method() != string(mcp.MethodInitialize) {
+			// Neither era: no session to belong to, no protocol version
+			// of its own (D28).
+			writeFault(w, http.StatusBadRequest, &rpcFault{id: env.ID, code: -32000,
+				msg: "Bad Request: Mcp-Session-Id header is required (call initialize first), or declare protocol version " +
+					mcp.ProtocolVersion20260728 + " in the request's _meta and the " + mcp.HeaderProtocolVersion + " header"})
 			return
 		}
 	case http.MethodGet, http.MethodDelete:
-		if sid == "" {
+		if sid == "" && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
 			writeRPCError(w, http.StatusBadRequest, -32000, "Bad Request: Mcp-Session-Id header is required")
 			return
 		}

@@ -24,6 +24,9 @@ type rootsClient struct {
 // the client did not declare the capability, and failing after the timeout
 // when it does not answer.
 func (r rootsClient) Roots(ctx context.Context) ([]roots.Root, error) {
+	if rs, modern, err := modernRoots(ctx); modern {
+		return rs, err
+	}
 	session := mcpsrv.ClientSessionFromContext(ctx)
 	info, ok := session.(mcpsrv.SessionWithClientInfo)
 	if session == nil || !ok || info.GetClientCapabilities().Roots == nil {

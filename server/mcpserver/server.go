@@ -44,13 +44,17 @@ const (
 // Server is a running reference server: its store, its MCP server and the
 // per-connection gateway state.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	store     storage.Store
-	ledger    *ledger.Config
-	gateway   *gateway.Gateway
-	mcp       *mcpsrv.MCPServer
-	ids       *sessionIDs
+	cfg      Config
+	log      *slog.Logger
+	store    storage.Store
+	ledger   *ledger.Config
+	gateway  *gateway.Gateway
+	mcp      *mcpsrv.MCPServer
+	ids      *sessionIDs
+	contexts *contexts
+	// stateKey signs the requestStates of multi round-trip answers
+	// (multiround.go).
+	stateKey  []byte
 	knowledge knowledgeGraph
 	conns     sync.Map // MCP session id -> *gateway.Conn
 	// fast holds the HTTP sessions fastCall may serve (fastcall.go): MCP
@@ -107,7 +111,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs()}
+	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs(), contexts: newContexts(store, cfg.SessionTimeout)}
+	if s.stateKey, err = loadStateKey(cfg); err != nil {
+		store.Close()
+		return nil, err
+	}
 	if err := s.openEvents(); err != nil {
 		store.Close()
 		return nil, err

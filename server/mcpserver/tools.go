@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/content"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/obsgateway"
@@ -80,10 +81,32 @@ func rawArguments(req mcp.CallToolRequest) json.RawMessage {
 }
 
 // gatewayHandler routes a thoughtbox_gateway call to the connection's state.
+// In the 2026 era the call runs in the context its contextId names
+// (contexts.go); in the 2025 era the MCP session is the context, and a
+// contextId argument must be the session's own.
 func (s *Server) gatewayHandler(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	conn := s.conn(ctx)
+	raw := rawArguments(req)
 	start := time.Now()
-	r := s.gateway.Call(ctx, conn, rawArguments(req))
+	if mcpsrv.IsModernRequest(ctx) {
+		res, err := s.modernGatewayCall(ctx, req, raw)
+		if res != nil {
+			s.reportCall(ctx, req, reply.Reply{IsError: res.IsError}, time.Since(start))
+		}
+		return res, err
+	}
+	conn := s.conn(ctx)
+	var r reply.Reply
+	if id, named, err := contextArg(raw); err != nil {
+		r = reply.Error(err.Error())
+	} else if session := mcpsrv.ClientSessionFromContext(ctx); named && (session == nil || id != session.SessionID()) {
+		r = reply.ErrorJSON(contextError{
+			Error:      "contextId '" + clip.String(id) + "' is not this MCP session's: in protocol version " + mcp.ProtocolVersion20251125 + " and earlier the MCP session is the context",
+			ContextID:  clip.String(id),
+			Suggestion: "Leave contextId out, or pass the Mcp-Session-Id of this session.",
+		})
+	} else {
+		r = s.gateway.Call(ctx, conn, raw)
+	}
 	s.reportCall(ctx, req, r, time.Since(start))
 	return toResult(r), nil
 }

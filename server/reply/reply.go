@@ -29,6 +29,20 @@ type Block struct {
 type Reply struct {
 	IsError bool
 	Blocks  []Block
+	// Critique, when set, is a recorded thought whose answer waits for a
+	// critique the client must be asked for within the request (the 2026
+	// era's multi round-trip requests); Blocks are then empty.
+	Critique *PendingCritique
+}
+
+// PendingCritique is a critique to ask the client for: the sampling request
+// and the thought it is for.
+type PendingCritique struct {
+	SessionID    string
+	NodeID       string
+	SystemPrompt string
+	UserText     string
+	MaxTokens    int
 }
 
 // JSON is a successful reply with one text block holding v as pretty JSON.

@@ -12,6 +12,8 @@ import (
 
 // Store keeps reasoning sessions in memory.
 type Store struct {
+	// MemoryContexts keeps 2026-era contexts (storage.ContextStore).
+	storage.MemoryContexts
 	reg *storage.Registry
 	now func() time.Time
 }

@@ -52,6 +52,12 @@ var schema = []string{
 		seq INTEGER NOT NULL,
 		pos INTEGER NOT NULL,
 		PRIMARY KEY (session_id, seq)) WITHOUT ROWID`,
+	// contexts holds 2026-era contexts (spec D26): any process on the
+	// database serves them.
+	`CREATE TABLE IF NOT EXISTS contexts (
+		id TEXT PRIMARY KEY,
+		state TEXT NOT NULL,
+		used INTEGER NOT NULL) WITHOUT ROWID`,
 	`INSERT OR IGNORE INTO tb_meta(key, value) VALUES ('schema', '` + schemaVersion + `')`,
 	fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 }

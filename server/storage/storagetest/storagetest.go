@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	t.Run("ListOrderAndFilters", s.list)
 	t.Run("Concurrency", s.concurrency)
 	t.Run("CloseTwice", s.closeTwice)
+	t.Run("Contexts", s.contextsRoundTrip)
 	if opts.Persistent {
 		t.Run("Restart", s.restart)
 		t.Run("RestartAfterAppendContinues", s.restartContinues)
@@ -50,6 +51,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	if opts.Shared {
 		t.Run("OpenIsExclusiveAcrossStores", s.exclusive)
 		t.Run("ReadersSeeOtherStoresWrites", s.readersSee)
+		t.Run("ContextsServedByEveryStore", s.contextsShared)
 	}
 }
 

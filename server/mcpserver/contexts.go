@@ -1,0 +1,237 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/clip"
+	"github.com/thoughtbox-bench/tbbench/server/events"
+	"github.com/thoughtbox-bench/tbbench/server/gateway"
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/ledger"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// ContextIDArg is the top-level thoughtbox_gateway argument, beside
+// operation and args, that names a 2026-era context (spec D26).
+const ContextIDArg = "contextId"
+
+// contexts are the 2026-era contexts of this server: their state lives in
+// the store (storage.ContextStore), so every server process on the same
+// data serves them; this process only serialises the calls it makes on one
+// context, so that two of them never race on its stored state.
+type contexts struct {
+	store storage.ContextStore
+	// timeout is how long a context may sit idle before it expires (0:
+	// never), the session timeout.
+	timeout time.Duration
+	now     func() time.Time
+
+	mu    sync.Mutex
+	locks map[string]*contextLock
+}
+
+type contextLock struct {
+	mu    sync.Mutex
+	users int
+}
+
+func newContexts(store storage.Store, timeout time.Duration) *contexts {
+	cs, ok := store.(storage.ContextStore)
+	if !ok {
+		cs = &storage.MemoryContexts{}
+	}
+	return &contexts{store: cs, timeout: timeout, now: time.Now, locks: map[string]*contextLock{}}
+}
+
+// lock serialises the calls of this process on context id; the returned
+// function unlocks it.
+func (c *contexts) lock(id string) func() {
+	c.mu.Lock()
+	l := c.locks[id]
+	if l == nil {
+		l = &contextLock{}
+		c.locks[id] = l
+	}
+	l.users++
+	c.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		c.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(c.locks, id)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// errContextUnknown is a contextId that names no live context: never
+// minted, or expired.
+var errContextUnknown = errors.New("unknown or expired context")
+
+// load returns the stored state of context id; an expired context is
+// forgotten and reported unknown.
+func (c *contexts) load(id string) (gateway.State, error) {
+	var st gateway.State
+	raw, used, err := c.store.GetContext(id)
+	if errors.Is(err, storage.ErrContextNotFound) {
+		return st, errContextUnknown
+	}
+	if err != nil {
+		return st, err
+	}
+	if c.timeout > 0 && c.now().Sub(used) > c.timeout {
+		_ = c.store.DeleteContext(id)
+		return st, errContextUnknown
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return st, fmt.Errorf("context %s is damaged: %w", id, err)
+	}
+	return st, nil
+}
+
+// save stores the state of context id, used now.
+func (c *contexts) save(id string, st gateway.State) error {
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return c.store.PutContext(id, raw, c.now())
+}
+
+// newContextID returns an unguessable context id: 128 random bits in hex.
+func newContextID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// contextArg returns the contextId argument of a gateway call: ok is false
+// when there is none; err reports one that is not a string.
+func contextArg(raw json.RawMessage) (id string, ok bool, err error) {
+	var a map[string]json.RawMessage
+	if json.Unmarshal(raw, &a) != nil {
+		return "", false, nil // the gateway reports malformed arguments
+	}
+	v, ok := a[ContextIDArg]
+	if !ok || string(v) == "null" {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(v, &id); err != nil {
+		return "", false, errors.New("contextId must be a string")
+	}
+	return id, true, nil
+}
+
+// operationOf returns the operation a gateway call names ("" when it names
+// none the gateway would accept).
+func operationOf(raw json.RawMessage) string {
+	var a struct {
+		Operation string `json:"operation"`
+	}
+	_ = json.Unmarshal(raw, &a)
+	return a.Operation
+}
+
+// contextError is the payload of a call naming a context that cannot be
+// served.
+type contextError struct {
+	Error      string `json:"error"`
+	ContextID  string `json:"contextId"`
+	Suggestion string `json:"suggestion"`
+}
+
+func unknownContext(id string) reply.Reply {
+	return reply.ErrorJSON(contextError{
+		Error:      "Unknown or expired contextId '" + clip.String(id) + "': it was never issued by this server's store, or it sat idle longer than the session timeout",
+		ContextID:  clip.String(id),
+		Suggestion: "Call thoughtbox_gateway with operation 'start_new' or 'load_context' (without contextId) for a new context.",
+	})
+}
+
+// mintsContext reports whether op answers with a contextId.
+func mintsContext(op string) bool { return op == "start_new" || op == "load_context" }
+
+// contextCall runs a thoughtbox_gateway call of the 2026 era: in the context
+// its contextId names, or in a fresh one at stage entry. start_new and
+// load_context answer with the context's id (a new one when the call named
+// none). It returns the reply and the context id to report ("" for none).
+//
+// run makes the call on the context's connection: the gateway operation, or
+// the end of a multi round-trip request (multiround.go).
+func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledger.Sampler, run func(*gateway.Conn) reply.Reply) (reply.Reply, string) {
+	id, named, err := contextArg(raw)
+	if err != nil {
+		return reply.Error(err.Error()), ""
+	}
+	if run == nil {
+		run = func(conn *gateway.Conn) reply.Reply { return s.gateway.Call(ctx, conn, raw) }
+	}
+	op := operationOf(raw)
+	var conn *gateway.Conn
+	if named {
+		unlock := s.contexts.lock(id)
+		defer unlock()
+		st, err := s.contexts.load(id)
+		if errors.Is(err, errContextUnknown) {
+			return unknownContext(id), ""
+		}
+		if err != nil {
+			return reply.Error(err.Error()), ""
+		}
+		conn = s.restoreConn(id, st, ask)
+	} else {
+		conn = gateway.NewConn(s.newLedger(ask, ""))
+	}
+	r := run(conn)
+	st := conn.State()
+	switch {
+	case named:
+		// Every call refreshes the context's idle clock.
+		if err := s.contexts.save(id, st); err != nil {
+			s.log.Error("storing a context failed", "context", id, "err", err)
+		}
+	case !r.IsError && mintsContext(op) && st.Stage > gateway.Entry:
+		id = newContextID()
+		if err := s.contexts.save(id, st); err != nil {
+			return reply.Error("the new context could not be stored: " + err.Error()), ""
+		}
+	default:
+		return r, ""
+	}
+	if r.IsError || !mintsContext(op) {
+		return r, ""
+	}
+	return r, id
+}
+
+// restoreConn rebuilds the gateway state of a stored context.
+func (s *Server) restoreConn(id string, st gateway.State, ask ledger.Sampler) *gateway.Conn {
+	l := s.newLedger(ask, id)
+	if st.CurrentSession != "" {
+		if chain, err := s.store.Get(st.CurrentSession); err == nil {
+			l.SetCurrent(chain)
+		}
+	}
+	return gateway.RestoreConn(l, st)
+}
+
+// newLedger returns a ledger whose critiques ask through ask, reporting
+// events for connection id.
+func (s *Server) newLedger(ask ledger.Sampler, id string) *ledger.Handler {
+	l := ledger.New(s.ledger, ask)
+	l.SetEvents(events.ForConnection(s.emitter, id))
+	return l
+}
+
+// contextBlock is the text block, and structuredContent, that carries a
+// context's id in start_new's and load_context's 2026-era answers.
+func contextBlock(id string) string { return jsonx.PrettyString(map[string]string{ContextIDArg: id}) }

@@ -1,0 +1,95 @@
+package storagetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+const (
+	ctxA = "0123456789abcdef0123456789abcdef"
+	ctxB = "fedcba9876543210fedcba9876543210"
+)
+
+func contexts(t *testing.T, st storage.Store) storage.ContextStore {
+	t.Helper()
+	cs, ok := st.(storage.ContextStore)
+	if !ok {
+		t.Fatalf("%T does not keep contexts (storage.ContextStore)", st)
+	}
+	return cs
+}
+
+// contextsRoundTrip: a stored context reads back with its state and time,
+// is replaced by a later put, is forgotten by delete, and an id of the wrong
+// form is refused rather than used.
+func (s suite) contextsRoundTrip(t *testing.T) {
+	cs := contexts(t, s.open(t, t.TempDir()))
+	used := time.Date(2026, 11, 26, 9, 0, 0, 123456789, time.UTC)
+	if _, _, err := cs.GetContext(ctxA); !errors.Is(err, storage.ErrContextNotFound) {
+		t.Fatalf("unknown context: err %v, want ErrContextNotFound", err)
+	}
+	if err := cs.PutContext(ctxA, []byte(`{"stage":1}`), used); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.PutContext(ctxB, []byte(`{"stage":2}`), used); err != nil {
+		t.Fatal(err)
+	}
+	state, got, err := cs.GetContext(ctxA)
+	if err != nil || string(state) != `{"stage":1}` || !got.Equal(used) {
+		t.Fatalf("GetContext = %s, %v, %v; want {\"stage\":1}, %v", state, got, err, used)
+	}
+	later := used.Add(time.Minute)
+	if err := cs.PutContext(ctxA, []byte(`{"stage":3}`), later); err != nil {
+		t.Fatal(err)
+	}
+	if state, got, _ := cs.GetContext(ctxA); string(state) != `{"stage":3}` || !got.Equal(later) {
+		t.Fatalf("after a second put: %s at %v", state, got)
+	}
+	if err := cs.DeleteContext(ctxA); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := cs.GetContext(ctxA); !errors.Is(err, storage.ErrContextNotFound) {
+		t.Fatalf("deleted context: err %v", err)
+	}
+	if state, _, err := cs.GetContext(ctxB); err != nil || string(state) != `{"stage":2}` {
+		t.Fatalf("the other context: %s, %v", state, err)
+	}
+	for _, bad := range []string{"", "../../etc/passwd", "0123456789ABCDEF0123456789ABCDEF", ctxA + "0"} {
+		if err := cs.PutContext(bad, []byte(`{}`), used); err == nil {
+			t.Errorf("PutContext(%q) accepted", bad)
+		}
+		if _, _, err := cs.GetContext(bad); !errors.Is(err, storage.ErrContextNotFound) {
+			t.Errorf("GetContext(%q): err %v, want ErrContextNotFound", bad, err)
+		}
+	}
+}
+
+// contextsShared: a context one store wrote is served by another store on
+// the same dir, and survives a restart (Persistent and Shared backends).
+func (s suite) contextsShared(t *testing.T) {
+	dir := t.TempDir()
+	used := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	first := s.newStore(t, dir)
+	if err := contexts(t, first).PutContext(ctxA, []byte(`{"stage":2}`), used); err != nil {
+		t.Fatal(err)
+	}
+	second := s.open(t, dir)
+	if state, _, err := contexts(t, second).GetContext(ctxA); err != nil || string(state) != `{"stage":2}` {
+		t.Fatalf("second store: %s, %v", state, err)
+	}
+	if err := contexts(t, second).PutContext(ctxA, []byte(`{"stage":3}`), used); err != nil {
+		t.Fatal(err)
+	}
+	if state, _, err := contexts(t, first).GetContext(ctxA); err != nil || string(state) != `{"stage":3}` {
+		t.Fatalf("first store after the second wrote: %s, %v", state, err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if state, _, err := contexts(t, s.open(t, dir)).GetContext(ctxA); err != nil || string(state) != `{"stage":3}` {
+		t.Fatalf("after a restart: %s, %v", state, err)
+	}
+}
