@@ -67,6 +67,10 @@ type Config struct {
 	Observability ObservabilityConfig
 	// Observatory configures the Observatory (observatory.go).
 	Observatory ObservatoryConfig
+	// ConformanceFixtures registers the official MCP conformance suite's
+	// fixture tools, prompts and resources beside Thoughtbox's own
+	// (fixtures.go), so that the whole suite can judge the protocol layer.
+	ConformanceFixtures bool
 }
 
 // Setting documents one configuration field: its environment variable, its
@@ -175,6 +179,12 @@ var Settings = []Setting{
 		func(c *Config, v string) error {
 			b, err := parseBool(v)
 			c.KnowledgeEnabled = b
+			return err
+		}},
+	{"THOUGHTBOX_CONFORMANCE_FIXTURES", "conformance-fixtures", "false", "true: also offer the official MCP conformance suite's fixture tools, prompts and resources (test_*, test://...), for running the whole suite; never in production",
+		func(c *Config, v string) error {
+			b, err := parseBool(v)
+			c.ConformanceFixtures = b
 			return err
 		}},
 	{"THOUGHTBOX_ROOTS_TIMEOUT", "roots-timeout", "10s", "longest wait for the client's answer to a roots/list request (list_roots, bind_root)",

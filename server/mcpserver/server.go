@@ -175,13 +175,13 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		}
 	})
 	s.mcp = mcpsrv.NewMCPServer(Name, Version,
-		append(surfaceOptions(),
+		append(append(surfaceOptions(),
 			mcpsrv.WithInstructions(content.Instructions),
 			mcpsrv.WithToolCapabilities(false),
 			mcpsrv.WithLogging(),
 			mcpsrv.WithHooks(hooks),
 			mcpsrv.WithRecovery(),
-		)...,
+		), s.fixtureOptions()...)...,
 	)
 	s.mcp.AddTool(gatewayTool(), s.gatewayHandler)
 	s.mcp.AddTool(observabilityTool(), s.observabilityHandler)
@@ -190,6 +190,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		NotebookOperations: func(context.Context) (string, error) { return notebook.CatalogJSON(), nil },
 		KnowledgeStats:     s.knowledge.stats(),
 	})
+	s.addFixtures()
 	return s, nil
 }
 
