@@ -3,8 +3,9 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin
 TOOLS := .tools
-CONFORMANCE_VERSION := 0.1.16
-CONFORMANCE := $(TOOLS)/node_modules/@modelcontextprotocol/conformance/dist/index.js
+CONFORMANCE_VERSION := 0.2.0-alpha.12
+# A stamp per pinned version: a new pin installs again.
+CONFORMANCE := $(TOOLS)/.conformance-$(CONFORMANCE_VERSION)
 # The official sequential-thinking server, a real target of another family
 # (profile sequential-thinking) in make test.
 SEQTHINK_VERSION := 2026.8.31
@@ -129,14 +130,19 @@ $(CONFORMANCE) $(SEQTHINK):
 	mkdir -p $(TOOLS)
 	[ -f $(TOOLS)/package.json ] || echo '{"name":"thoughtbox-tools","private":true}' > $(TOOLS)/package.json
 	cd $(TOOLS) && npm install --no-audit --no-fund node@22 @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) @modelcontextprotocol/server-sequential-thinking@$(SEQTHINK_VERSION)
+	touch $(CONFORMANCE)
 
-## conformance: run every server scenario of the official MCP conformance suite against the thoughtbox binary over HTTP (tbbench official; scenarios for capabilities it does not declare are not applicable)
+## conformance: run the official MCP conformance suite's requirement sets of MCP 2025-11-25 and 2026-07-28 against the thoughtbox binary over HTTP (tbbench official), first as shipped (scenarios and checks needing the suite's fixtures are not applicable), then with --conformance-fixtures (every scenario applies)
 conformance: build $(CONFORMANCE)
-	@data=$$(mktemp -d); \
-	THOUGHTBOX_DATA_DIR=$$data PORT=$(CONFORMANCE_PORT) DISABLE_THOUGHT_LOGGING=true ./$(BIN)/thoughtbox 2>$$data/server.log & pid=$$!; \
-	trap 'kill $$pid 2>/dev/null; rm -rf $$data' EXIT; \
-	for i in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(CONFORMANCE_PORT)) 2>/dev/null && break; sleep 0.1; done; \
-	./$(BIN)/tbbench official --url http://127.0.0.1:$(CONFORMANCE_PORT)/mcp --tools $(TOOLS) --run-id conformance-official -v
+	@for fixtures in false true; do \
+	  echo "=== official suite $(CONFORMANCE_VERSION), both revisions, THOUGHTBOX_CONFORMANCE_FIXTURES=$$fixtures"; \
+	  data=$$(mktemp -d); \
+	  THOUGHTBOX_CONFORMANCE_FIXTURES=$$fixtures THOUGHTBOX_DATA_DIR=$$data PORT=$(CONFORMANCE_PORT) DISABLE_THOUGHT_LOGGING=true ./$(BIN)/thoughtbox 2>$$data/server.log & pid=$$!; \
+	  for i in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(CONFORMANCE_PORT)) 2>/dev/null && break; sleep 0.1; done; \
+	  ./$(BIN)/tbbench official --url http://127.0.0.1:$(CONFORMANCE_PORT)/mcp --tools $(TOOLS) --run-id conformance-official-fixtures-$$fixtures; status=$$?; \
+	  kill $$pid 2>/dev/null; wait $$pid 2>/dev/null; rm -rf $$data; \
+	  [ $$status = 0 ] || exit $$status; \
+	done
 
 ## rules: check the Prometheus alert rules and run their unit tests (needs promtool)
 rules:

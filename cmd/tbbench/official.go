@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,27 +27,33 @@ func runOfficial(args []string) int {
 	var (
 		tools     = fs.String("tools", "", "`directory` holding Node 22 and the suite, as `make conformance` fills it (default: .tools here or in the nearest parent, the module root)")
 		timeout   = fs.Duration("scenario-timeout", official.DefaultTimeout, "time limit of one scenario")
-		scenarios = fs.String("scenario", "", "comma-separated scenario `names` to judge (default: every server scenario the suite lists)")
+		revision  = fs.String("revision", "both", "MCP `revision` whose requirement set to run: "+strings.Join(official.Revisions, ", ")+" or both")
+		scenarios = fs.String("scenario", "", "comma-separated scenario `names` to judge, one CLI process each (default: every server scenario each revision's requirement set lists, one CLI process per revision)")
 		verbose   = fs.Bool("v", false, "print every scenario's verdict, not only the failures")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: tbbench official [flags]
 
 Runs the official MCP conformance suite (%s, pinned to %s in
-the Makefile, with Node 22 from .tools/) against one target: every server
-scenario the suite lists, one CLI process each over Streamable HTTP, always
-directly (not through the sidecar). A scenario whose capability the target
-does not declare in its initialize result, or whose fixture (a tool, prompt
-or resource of the suite's everything server) it does not offer, is not
-applicable; over stdio every scenario is, the suite speaks only HTTP to
-servers.
+the Makefile, with Node 22 from .tools/) against one target, for each MCP
+revision (--revision): every server scenario the revision's requirement set
+lists (server --requirements <revision>, one CLI process), over Streamable
+HTTP, always directly (not through the sidecar). Each revision is reported
+on its own. A scenario whose capability the target does not declare in its
+initialize result, or whose fixture (a tool, prompt or resource of the
+suite's everything server) it does not offer, is not applicable, and so is
+a single check that needs such a fixture; over stdio every scenario is, the
+suite speaks only HTTP to servers. Scenarios the suite runs but does not
+score for a revision (extensions, pending) are reported and do not decide
+the exit status.
 
 Writes official.json and .md, junit.xml, scorecard.json and .md (the
 conformance axis) and transcripts/official-discovery.jsonl under
 <out>/<run-id>/.
 
-Exit status: 0 when every applicable scenario passed, 1 when some failed,
-2 when the target could not be reached or the suite is not installed.
+Exit status: 0 when every applicable scored scenario passed, 1 when some
+failed, 2 when the target could not be reached, the suite is not installed
+or a flag is wrong.
 
 Flags:
 `, official.Package, official.SuiteVersion)
@@ -57,6 +64,14 @@ Flags:
 			return exitPass
 		}
 		return exitBadInput
+	}
+	revisions := official.Revisions
+	if *revision != "both" {
+		if !slices.Contains(official.Revisions, *revision) {
+			fmt.Fprintf(os.Stderr, "tbbench: --revision %q: want %s or both\n", *revision, strings.Join(official.Revisions, ", "))
+			return exitBadInput
+		}
+		revisions = []string{*revision}
 	}
 	spec := tf.spec()
 	// The suite judges the server's own HTTP handling (Host and Origin
@@ -74,13 +89,17 @@ Flags:
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}
-	list, err := tl.List(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitBadInput
-	}
-	if *scenarios != "" {
-		list = pickScenarios(list, strings.Split(*scenarios, ","))
+	var list []official.Scenario
+	for _, rev := range revisions {
+		rl, err := tl.List(ctx, rev)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tbbench:", err)
+			return exitBadInput
+		}
+		if *scenarios != "" {
+			rl = pickScenarios(rl, rev, strings.Split(*scenarios, ","))
+		}
+		list = append(list, rl...)
 	}
 	rec, err := transcript.Create(filepath.Join(dir, "transcripts", "official-discovery.jsonl"))
 	if err != nil {
@@ -109,14 +128,18 @@ Flags:
 	if tl.SuiteVersion != official.SuiteVersion {
 		fmt.Fprintf(os.Stderr, "tbbench: the installed suite is %s; the requirement map was written for %s\n", tl.SuiteVersion, official.SuiteVersion)
 	}
-	rep := official.Report{RunID: runID, StartedAt: start, Surface: surface, Requirements: official.Requirements}
+	rep := official.Report{RunID: runID, StartedAt: start, Surface: surface, Requirements: official.Requirements, Revisions: revisions}
 	rep.Suite.Package, rep.Suite.Version, rep.Suite.NodeVersion = official.Package, tl.SuiteVersion, tl.NodeVersion
 	rep.Target.Kind, rep.Target.Address, rep.Target.Transport, rep.Target.Storage = info.Kind, info.Address, info.Transport, info.Storage
 	rep.Target.URL, rep.Target.Server = tg.HTTPBase(), server
 	rep.Scenarios, err = official.Run(ctx, official.Options{Tools: tl, URL: tg.HTTPBase(), Surface: surface, Scenarios: list,
-		Timeout: *timeout, Progress: func(r official.Result) {
+		Each: *scenarios != "", Timeout: *timeout, Progress: func(r official.Result) {
 			if *verbose || r.Status == official.Failed {
-				fmt.Printf("%-14s %s %s\n", strings.ToUpper(r.Status), r.Scenario, firstLine(r.Reason))
+				scored := ""
+				if !r.Scored {
+					scored = " (not scored: " + r.Category + ")"
+				}
+				fmt.Printf("%-14s %s %s%s %s\n", strings.ToUpper(r.Status), r.Revision, r.Scenario, scored, firstLine(r.Reason))
 			}
 		}})
 	rep.FinishedAt = time.Now()
@@ -128,9 +151,11 @@ Flags:
 	if werr := errors.Join(rep.Write(dir), writeScorecardOnly(card, dir)); werr != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)
 	}
-	passed, failed, na := official.Tally(rep.Scenarios)
-	fmt.Printf("official conformance suite %s: %d passed, %d failed, %d not applicable in %.1f s; results in %s\n",
-		tl.SuiteVersion, passed, failed, na, time.Since(start).Seconds(), dir)
+	for _, rev := range revisions {
+		fmt.Printf("official conformance suite %s, requirements of %s: %s\n", tl.SuiteVersion, rev, official.Summary(official.OfRevision(rep.Scenarios, rev)))
+	}
+	_, failed, _ := official.Tally(official.ScoredOnly(rep.Scenarios))
+	fmt.Printf("in %.1f s; results in %s\n", time.Since(start).Seconds(), dir)
 	if err != nil || failed > 0 {
 		return exitFail
 	}
@@ -138,12 +163,13 @@ Flags:
 }
 
 // pickScenarios keeps the listed scenarios named in names; a name the
-// suite does not list is judged anyway (and reported by the suite).
-func pickScenarios(list []official.Scenario, names []string) []official.Scenario {
+// suite does not list for the revision is judged anyway, as scored (and
+// reported by the suite).
+func pickScenarios(list []official.Scenario, rev string, names []string) []official.Scenario {
 	var out []official.Scenario
 	for _, n := range names {
 		n = strings.TrimSpace(n)
-		s := official.Scenario{Name: n}
+		s := official.Scenario{Name: n, Revision: rev, Scored: true}
 		for _, l := range list {
 			if l.Name == n {
 				s = l

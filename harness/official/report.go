@@ -34,9 +34,44 @@ type Report struct {
 	} `json:"target"`
 	// Surface is what the target declared and offered.
 	Surface Surface `json:"surface"`
+	// Revisions are the MCP revisions whose requirement sets were run.
+	Revisions []string `json:"revisions"`
 	// Requirements are the map the verdicts were made with.
 	Requirements map[string]Requirement `json:"requirements"`
 	Scenarios    []Result               `json:"scenarios"`
+}
+
+// OfRevision returns the results judged at revision rev.
+func OfRevision(rs []Result, rev string) []Result {
+	var out []Result
+	for _, r := range rs {
+		if r.Revision == rev {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ScoredOnly returns the results of the scenarios the suite scores.
+func ScoredOnly(rs []Result) []Result {
+	var out []Result
+	for _, r := range rs {
+		if r.Scored {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Summary is one revision's line: scored verdicts, then the unscored.
+func Summary(rs []Result) string {
+	p, f, na := Tally(ScoredOnly(rs))
+	line := fmt.Sprintf("%d passed, %d failed, %d not applicable", p, f, na)
+	if all := len(rs); all > p+f+na {
+		up, uf, una := Tally(rs)
+		line += fmt.Sprintf("; not scored by the suite: %d passed, %d failed, %d not applicable", up-p, uf-f, una-na)
+	}
+	return line
 }
 
 // Package is the npm package of the official suite.
@@ -54,28 +89,30 @@ func (r Report) WriteJSON(dir string) error {
 // Markdown renders the report for people.
 func (r Report) Markdown() string {
 	var b strings.Builder
-	p, f, na := Tally(r.Scenarios)
 	fmt.Fprintf(&b, "# Official MCP conformance suite: %s\n\n", r.RunID)
 	fmt.Fprintf(&b, "%s %s (Node %s) against %s (%s", Package, r.Suite.Version, r.Suite.NodeVersion, r.Target.Address, r.Target.Transport)
 	if r.Target.Storage != "" {
 		fmt.Fprintf(&b, ", %s storage", r.Target.Storage)
 	}
 	fmt.Fprintf(&b, "), server %s %s.\n\n", r.Target.Server.Name, r.Target.Server.Version)
-	fmt.Fprintf(&b, "**%d passed, %d failed, %d not applicable** of %d server scenarios.\n\n", p, f, na, len(r.Scenarios))
-	fmt.Fprintf(&b, "Declared capabilities: %s. A scenario is not applicable when the target does not declare the capability or offer the tool, prompt or resource (a fixture of the suite's everything server) it needs.\n\n",
+	fmt.Fprintf(&b, "Declared capabilities: %s. A scenario is not applicable when the target does not declare the capability or offer the tool, prompt or resource (a fixture of the suite's everything server) it needs; a check that alone needs a missing fixture is left out of its scenario's verdict. Scenarios the suite runs but never scores for a revision (extensions, pending, added after the release) are marked and do not decide the exit status.\n",
 		orNone(strings.Join(r.Surface.CapabilityNames(), ", ")))
-	b.WriteString("| scenario | verdict | checks (ok/failed/warn) | time | reason |\n|---|---|---|---|---|\n")
-	for _, s := range r.Scenarios {
-		name := s.Scenario
-		if s.Pending {
-			name += " (pending)"
+	for _, rev := range r.Revisions {
+		rs := OfRevision(r.Scenarios, rev)
+		fmt.Fprintf(&b, "\n## Requirements of MCP %s\n\n**%s** (%d server scenarios).\n\n", rev, Summary(rs), len(rs))
+		b.WriteString("| scenario | verdict | checks (ok/failed/warn) | time | reason |\n|---|---|---|---|---|\n")
+		for _, s := range rs {
+			name := s.Scenario
+			if !s.Scored {
+				name += " (not scored: " + orNone(s.Category) + ")"
+			}
+			checks, took := "", ""
+			if s.Status != NotApplicable {
+				checks = fmt.Sprintf("%d/%d/%d", s.Successes, s.Failures, s.Warnings)
+				took = fmt.Sprintf("%.1f s", s.DurationMS/1000)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, s.Status, checks, took, mdCell(s.Reason))
 		}
-		checks, took := "", ""
-		if s.Status != NotApplicable {
-			checks = fmt.Sprintf("%d/%d/%d", s.Successes, s.Failures, s.Warnings)
-			took = fmt.Sprintf("%.1f s", s.DurationMS/1000)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", name, s.Status, checks, took, mdCell(s.Reason))
 	}
 	return b.String()
 }
@@ -102,7 +139,7 @@ func (r Report) JUnit() ([]byte, error) {
 	s := junit.Suite{Name: Package + " " + r.Suite.Version}
 	var total float64
 	for _, sc := range r.Scenarios {
-		c := junit.Case{ClassName: "official." + r.Target.Transport, Name: sc.Scenario, Time: junit.Seconds(sc.DurationMS)}
+		c := junit.Case{ClassName: "official." + r.Target.Transport + "." + sc.Revision, Name: sc.Scenario, Time: junit.Seconds(sc.DurationMS)}
 		total += sc.DurationMS / 1000
 		var lines []string
 		for _, ch := range sc.Checks {
@@ -115,6 +152,10 @@ func (r Report) JUnit() ([]byte, error) {
 		c.SystemOut = strings.Join(lines, "\n")
 		switch sc.Status {
 		case Failed:
+			if !sc.Scored {
+				c.Skipped = &junit.Message{Message: "failed, not scored by the suite (" + sc.Category + "): " + firstLine(sc.Reason)}
+				break
+			}
 			c.Failure = &junit.Message{Message: firstLine(sc.Reason), Text: sc.Reason + "\n\n" + sc.Output}
 		case NotApplicable:
 			c.Skipped = &junit.Message{Message: "not applicable: " + sc.Reason}
@@ -149,26 +190,29 @@ func firstLine(s string) string {
 	return s
 }
 
-// Axis returns the conformance axis: one check per applicable scenario,
-// scored as the share that passed. Not applicable scenarios are left out
-// of the score and counted in the summary; with none applicable (a stdio
-// target) the axis is not measured.
+// Axis returns the conformance axis: one check per applicable scenario the
+// suite scores, per revision, scored as the share that passed. Not
+// applicable and unscored scenarios are left out of the score and counted
+// in the summary; with none applicable (a stdio target) the axis is not
+// measured.
 func (r Report) Axis() scorecards.Axis {
 	var checks []scorecards.Check
-	for _, s := range r.Scenarios {
+	for _, s := range ScoredOnly(r.Scenarios) {
 		if s.Status == NotApplicable {
 			continue
 		}
-		name := "official " + s.Scenario
+		name := "official " + s.Revision + " " + s.Scenario
 		if s.Pending {
 			name += " (pending in the suite)"
 		}
 		checks = append(checks, scorecards.Check{Name: name, Passed: s.Status == Passed, Detail: s.Reason})
 	}
 	a := scorecards.ChecksAxis(scorecards.AxisConformance, scorecards.DefaultWeight(scorecards.AxisConformance), checks)
-	p, f, na := Tally(r.Scenarios)
-	a.Summary = fmt.Sprintf("%s %s: %d of %d applicable server scenarios passed (%d failed), %d not applicable",
-		Package, r.Suite.Version, p, p+f, f, na)
+	var parts []string
+	for _, rev := range r.Revisions {
+		parts = append(parts, rev+": "+Summary(OfRevision(r.Scenarios, rev)))
+	}
+	a.Summary = fmt.Sprintf("%s %s, server scenarios by revision: %s", Package, r.Suite.Version, strings.Join(parts, "; "))
 	return a
 }
 

@@ -24,14 +24,24 @@ type Requirement struct {
 	Prompts           []string `json:"prompts,omitempty"`
 	Resources         []string `json:"resources,omitempty"`
 	ResourceTemplates []string `json:"resourceTemplates,omitempty"`
+	// HeaderTool: the target must list a tool whose input schema marks a
+	// property with x-mcp-header (custom Mcp-Param-* headers).
+	HeaderTool bool `json:"headerTool,omitempty"`
+	// Extensions are keys the target must declare in
+	// capabilities.extensions (e.g. io.modelcontextprotocol/tasks).
+	Extensions []string `json:"extensions,omitempty"`
 	// Pending marks the scenarios the suite itself keeps out of its default
 	// ("active") suite; tbbench runs them too.
 	Pending bool `json:"pending,omitempty"`
+	// Checks are what single checks of the scenario need beyond the
+	// scenario's own requirement, by check id: a check whose requirement
+	// is unmet is left out of the verdict, the others still judge it.
+	Checks map[string]Requirement `json:"checks,omitempty"`
 }
 
 // SuiteVersion is the version of @modelcontextprotocol/conformance the
 // requirements were read from (the Makefile pins the same).
-const SuiteVersion = "0.1.16"
+const SuiteVersion = "0.2.0-alpha.12"
 
 // jsonSchemaTool is the tool of the json-schema-2020-12 scenario.
 const jsonSchemaTool = "json_schema_2020_12_tool"
@@ -44,12 +54,30 @@ func prompts(names ...string) Requirement {
 	return Requirement{Capabilities: []string{"prompts"}, Prompts: names}
 }
 
-// Requirements maps every server scenario of SuiteVersion to what it
-// needs, read from the scenarios' descriptions and code. Every scenario
-// needs a Streamable HTTP server (the suite's only server transport); the
-// server-initialize, ping and dns-rebinding-protection scenarios need
-// nothing else. A scenario missing from the map (a newer suite) is run as
-// applicable.
+// tasksExtension is the key of the tasks extension (SEP-2663).
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+func tasks(names ...string) Requirement {
+	return Requirement{Capabilities: []string{"tools"}, Extensions: []string{tasksExtension}, Tools: names}
+}
+
+// headerChecks are the checks of http-custom-header-server-validation,
+// each of which needs a tool with x-mcp-header properties.
+var headerChecks = map[string]Requirement{
+	"sep-2243-server-no-xmcp-tool":               {HeaderTool: true},
+	"sep-2243-server-decode-base64":              {HeaderTool: true},
+	"sep-2243-server-validate-param-match":       {HeaderTool: true},
+	"sep-2243-server-reject-invalid-param-chars": {HeaderTool: true},
+	"sep-2243-server-reject-param-mismatch":      {HeaderTool: true},
+}
+
+// Requirements maps every server scenario of SuiteVersion's two requirement
+// sets (2025-11-25 and 2026-07-28, with the scenarios they run unscored)
+// to what it needs, read from the scenarios' descriptions and code. Every
+// scenario needs a Streamable HTTP server (the suite's only server
+// transport); server-initialize, ping, caching, the header validation and
+// dns-rebinding-protection scenarios need nothing else. A scenario missing
+// from the map (a newer suite) is run as applicable.
 var Requirements = map[string]Requirement{
 	"server-initialize":            {},
 	"ping":                         {},
@@ -86,6 +114,48 @@ var Requirements = map[string]Requirement{
 	"prompts-get-with-args":         prompts("test_prompt_with_arguments"),
 	"prompts-get-embedded-resource": prompts("test_prompt_with_embedded_resource"),
 	"prompts-get-with-image":        prompts("test_prompt_with_image"),
+	"server-session-lifecycle":      {},
+
+	// 2026-07-28.
+	"server-stateless": {Checks: map[string]Requirement{
+		"sep-2575-server-rejects-undeclared-capability":          tools("test_missing_capability"),
+		"sep-2575-missing-capability-http-400":                   tools("test_missing_capability"),
+		"sep-2575-http-server-no-independent-requests-on-stream": tools("test_streaming_elicitation"),
+		"sep-2575-server-no-log-without-loglevel":                tools("test_logging_tool"),
+		// SHOULDs of a server whose lists change (the suite skips them
+		// otherwise).
+		"sep-2575-server-sends-tools-list-changed-on-subscription":   {Capabilities: []string{"tools.listChanged"}, Tools: []string{"test_trigger_tool_change"}},
+		"sep-2575-server-sends-prompts-list-changed-on-subscription": {Capabilities: []string{"prompts.listChanged"}, Tools: []string{"test_trigger_prompt_change"}},
+	}},
+	"sep-2164-resource-not-found":                   {Capabilities: []string{"resources"}},
+	"caching":                                       {},
+	"http-header-validation":                        {Pending: true},
+	"http-custom-header-server-validation":          {Pending: true, Checks: headerChecks},
+	"input-required-result-basic-elicitation":       tools("test_input_required_result_elicitation"),
+	"input-required-result-basic-sampling":          tools("test_input_required_result_sampling"),
+	"input-required-result-basic-list-roots":        tools("test_input_required_result_list_roots"),
+	"input-required-result-request-state":           tools("test_input_required_result_request_state"),
+	"input-required-result-multiple-input-requests": tools("test_input_required_result_multiple_inputs"),
+	"input-required-result-multi-round":             tools("test_input_required_result_multi_round"),
+	"input-required-result-missing-input-response":  tools("test_input_required_result_elicitation"),
+	"input-required-result-non-tool-request":        prompts("test_input_required_result_prompt"),
+	"input-required-result-result-type":             tools("test_input_required_result_elicitation"),
+	"input-required-result-unsupported-methods":     {},
+	"input-required-result-tampered-state":          tools("test_input_required_result_tampered_state"),
+	"input-required-result-capability-check":        tools("test_input_required_result_capabilities"),
+	"input-required-result-ignore-extra-params":     tools("test_input_required_result_elicitation"),
+	"input-required-result-validate-input":          tools("test_input_required_result_elicitation"),
+	// The tasks extension (SEP-2663), run unscored.
+	"tasks-lifecycle":              tasks("greet", "slow_compute", "failing_job", "protocol_error_job"),
+	"tasks-capability-negotiation": tasks("greet", "slow_compute"),
+	"tasks-wire-fields":            tasks("slow_compute"),
+	"tasks-request-state-removal":  tasks("slow_compute"),
+	"tasks-mrtr-input":             tasks("confirm_delete", "multi_input"),
+	"tasks-request-headers":        tasks("greet", "slow_compute"),
+	"tasks-dispatch-and-envelope":  tasks("greet", "slow_compute", "confirm_delete", "failing_job"),
+	"tasks-status-notifications":   tasks("failing_job"),
+	"tasks-required-task-error":    tasks("failing_job"),
+	"tasks-mrtr-composition":       tasks("test_tool_with_task"),
 }
 
 // Surface is what a target declares and offers, as far as the suite's
@@ -102,6 +172,16 @@ type Surface struct {
 	Prompts           []string `json:"prompts,omitempty"`
 	Resources         []string `json:"resources,omitempty"`
 	ResourceTemplates []string `json:"resourceTemplates,omitempty"`
+	// HeaderTools are the tools whose input schema marks a property with
+	// x-mcp-header.
+	HeaderTools []string `json:"headerTools,omitempty"`
+}
+
+// DeclaresExtension reports whether capabilities.extensions has key.
+func (s Surface) DeclaresExtension(key string) bool {
+	ext, _ := s.Capabilities["extensions"].(map[string]any)
+	_, ok := ext[key]
+	return ok
 }
 
 // Declares reports whether the capabilities declare key; "a.b" means
@@ -149,8 +229,16 @@ func (r Requirement) Unmet(s Surface) string {
 			}
 		}
 	}
+	for _, e := range r.Extensions {
+		if !s.DeclaresExtension(e) {
+			why = append(why, "extension "+e+" not declared")
+		}
+	}
 	if len(why) > 0 {
 		return strings.Join(why, "; ")
+	}
+	if r.HeaderTool && len(s.HeaderTools) == 0 {
+		why = append(why, "no tool with x-mcp-header properties offered")
 	}
 	why = append(why, missing("tool", r.Tools, s.Tools)...)
 	why = append(why, missing("prompt", r.Prompts, s.Prompts)...)

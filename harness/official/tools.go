@@ -100,44 +100,86 @@ func searchUp(name string) string {
 	}
 }
 
-// Scenario is one server scenario the suite lists.
+// Scenario is one server scenario the suite lists for a revision.
 type Scenario struct {
 	Name string `json:"name"`
-	// SpecVersions are the MCP revisions the scenario belongs to.
+	// SpecVersions are the MCP revisions the scenario belongs to (when the
+	// suite says).
 	SpecVersions []string `json:"specVersions,omitempty"`
+	// Revision is the requirement set (MCP revision) it was listed for.
+	Revision string `json:"revision,omitempty"`
+	// Scored is false for the scenarios the suite runs and reports but
+	// never scores for the revision; Category then says why ("extension",
+	// "pending", "added-after-release").
+	Scored   bool   `json:"scored"`
+	Category string `json:"category,omitempty"`
 }
 
-// List asks the suite for its server scenarios (`list --server`).
-func (t Tools) List(ctx context.Context) ([]Scenario, error) {
+// Revisions are the MCP revisions whose requirement sets the suite
+// (SuiteVersion) knows, oldest first.
+var Revisions = []string{"2025-11-25", "2026-07-28"}
+
+// List asks the suite for the server scenarios a revision requires
+// (`list --server --requirements <revision>`), the never-scored ones it
+// runs beside them included.
+func (t Tools) List(ctx context.Context, revision string) ([]Scenario, error) {
 	lctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(lctx, t.Node, t.CLI, "list", "--server")
+	cmd := exec.CommandContext(lctx, t.Node, t.CLI, "list", "--server", "--requirements", revision)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return nil, fmt.Errorf("%s %s list --server: %v: %s", t.Node, t.CLI, err, lastLines(string(out), 5))
+		return nil, fmt.Errorf("%s %s list --server --requirements %s: %v: %s", t.Node, t.CLI, revision, err, lastLines(string(out), 5))
 	}
-	return parseList(string(out)), nil
+	list := parseList(string(out))
+	for i := range list {
+		list[i].Revision = revision
+	}
+	return list, nil
 }
 
-// parseList reads the lines "  - name [v1,v2]" of `list --server` up to the
-// client scenarios.
+// parseList reads the server scenarios of `list --server --requirements`:
+// the lines "  - name" under "Server scenarios" (scored), and the lines
+// "    - name [server]" under "Run and reported, but never scored", in
+// sections such as "  extension (6):". Client scenarios are skipped.
 func parseList(out string) []Scenario {
 	var list []Scenario
+	section, category := "", ""
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "client scenarios") {
-			break
+		trimmed := strings.TrimSpace(line)
+		lower := strings.ToLower(trimmed)
+		switch {
+		case strings.HasPrefix(lower, "server scenarios"):
+			section = "server"
+			continue
+		case strings.HasPrefix(lower, "client scenarios"):
+			section = "client"
+			continue
+		case strings.HasPrefix(lower, "run and reported"):
+			section = "unscored"
+			continue
+		case section == "unscored" && strings.HasSuffix(trimmed, ":") && !strings.HasPrefix(trimmed, "- "):
+			category, _, _ = strings.Cut(strings.TrimSuffix(trimmed, ":"), " (")
+			continue
 		}
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+		rest, ok := strings.CutPrefix(trimmed, "- ")
 		if !ok {
 			continue
 		}
-		name, versions, _ := strings.Cut(rest, " ")
-		s := Scenario{Name: name}
-		if v := strings.Trim(strings.TrimSpace(versions), "[]"); v != "" {
-			s.SpecVersions = strings.Split(v, ",")
+		name, tail, _ := strings.Cut(rest, " ")
+		tail = strings.Trim(strings.TrimSpace(tail), "[]")
+		switch section {
+		case "server":
+			s := Scenario{Name: name, Scored: true}
+			if tail != "" {
+				s.SpecVersions = strings.Split(tail, ",")
+			}
+			list = append(list, s)
+		case "unscored":
+			if tail == "server" {
+				list = append(list, Scenario{Name: name, Category: category})
+			}
 		}
-		list = append(list, s)
 	}
 	return list
 }

@@ -8,7 +8,10 @@
 // a failing write is counted and otherwise ignored.
 package events
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Type is an event type of the data model (ThoughtboxEvent.type).
 type Type string
@@ -51,7 +54,10 @@ type Event struct {
 	// MCPSessionID is the MCP session of the connection that caused it (""
 	// when unknown, as over stdio: then left out).
 	MCPSessionID string
-	Data         any
+	// TraceParent is the W3C trace context of the call that caused it, as
+	// the client sent it in the request's _meta ("" for none: left out).
+	TraceParent string
+	Data        any
 }
 
 // PreviewLimit is the longest thought text a thought_added event carries,
@@ -184,14 +190,47 @@ func ForConnection(e Emitter, mcpSession string) Emitter {
 	return connEmitter{e: e, id: mcpSession}
 }
 
+// ForCall is ForConnection for the events of one call, which also carry
+// the call's W3C trace context (when valid; see ValidTraceParent).
+func ForCall(e Emitter, mcpSession, traceParent string) Emitter {
+	out := ForConnection(e, mcpSession)
+	if c, ok := out.(connEmitter); ok && ValidTraceParent(traceParent) {
+		c.trace = traceParent
+		return c
+	}
+	return out
+}
+
+// ValidTraceParent reports whether s has the form of a W3C traceparent:
+// version 00, a 32-digit trace id and a 16-digit parent id that are not
+// all zeros, and 2 digits of flags, in lower-case hexadecimal.
+func ValidTraceParent(s string) bool {
+	if len(s) != 55 || s[:3] != "00-" || s[35] != '-' || s[52] != '-' {
+		return false
+	}
+	for i, c := range []byte(s) {
+		if i == 2 || i == 35 || i == 52 {
+			continue
+		}
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return s[3:35] != strings.Repeat("0", 32) && s[36:52] != strings.Repeat("0", 16)
+}
+
 type connEmitter struct {
-	e  Emitter
-	id string
+	e     Emitter
+	id    string
+	trace string
 }
 
 func (c connEmitter) Emit(ev Event) {
 	if ev.MCPSessionID == "" {
 		ev.MCPSessionID = c.id
+	}
+	if ev.TraceParent == "" {
+		ev.TraceParent = c.trace
 	}
 	c.e.Emit(ev)
 }

@@ -119,6 +119,7 @@ type line struct {
 	SessionID    *string `json:"sessionId"`
 	Data         any     `json:"data"`
 	MCPSessionID string  `json:"mcpSessionId,omitempty"`
+	TraceParent  string  `json:"traceparent,omitempty"`
 }
 
 // TimeFormat is the events' timestamp format: ISO 8601, UTC, milliseconds.
@@ -126,7 +127,7 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // AppendLine appends ev as one compact JSON line (with its newline) to b.
 func AppendLine(b []byte, ev Event) ([]byte, error) {
-	l := line{Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(TimeFormat), Data: ev.Data, MCPSessionID: ev.MCPSessionID}
+	l := line{Type: ev.Type, Timestamp: ev.Timestamp.UTC().Format(TimeFormat), Data: ev.Data, MCPSessionID: ev.MCPSessionID, TraceParent: ev.TraceParent}
 	if ev.SessionID != "" {
 		l.SessionID = &ev.SessionID
 	}

@@ -54,6 +54,10 @@ func (s *Server) reportCall(ctx context.Context, req mcp.CallToolRequest, r repl
 
 // logAdmits reports whether the session of ctx wants log messages at level.
 func logAdmits(ctx context.Context, level mcp.LoggingLevel) bool {
+	if info := mcpsrv.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		// 2026 era: the request's own _meta log level, none without one.
+		return info.LogLevel != "" && level.ShouldSendTo(info.LogLevel)
+	}
 	session, ok := mcpsrv.ClientSessionFromContext(ctx).(mcpsrv.SessionWithLogging)
 	return ok && level.ShouldSendTo(session.GetLogLevel())
 }

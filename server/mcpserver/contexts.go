@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/events"
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
@@ -187,9 +189,9 @@ func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledge
 		if err != nil {
 			return reply.Error(err.Error()), ""
 		}
-		conn = s.restoreConn(id, st, ask)
+		conn = s.restoreConn(ctx, id, st, ask)
 	} else {
-		conn = gateway.NewConn(s.newLedger(ask, ""))
+		conn = gateway.NewConn(s.newLedger(ctx, ask, ""))
 	}
 	r := run(conn)
 	st := conn.State()
@@ -214,8 +216,8 @@ func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledge
 }
 
 // restoreConn rebuilds the gateway state of a stored context.
-func (s *Server) restoreConn(id string, st gateway.State, ask ledger.Sampler) *gateway.Conn {
-	l := s.newLedger(ask, id)
+func (s *Server) restoreConn(ctx context.Context, id string, st gateway.State, ask ledger.Sampler) *gateway.Conn {
+	l := s.newLedger(ctx, ask, id)
 	if st.CurrentSession != "" {
 		if chain, err := s.store.Get(st.CurrentSession); err == nil {
 			l.SetCurrent(chain)
@@ -225,11 +227,30 @@ func (s *Server) restoreConn(id string, st gateway.State, ask ledger.Sampler) *g
 }
 
 // newLedger returns a ledger whose critiques ask through ask, reporting
-// events for connection id.
-func (s *Server) newLedger(ask ledger.Sampler, id string) *ledger.Handler {
+// events for context id with the call's trace context.
+func (s *Server) newLedger(ctx context.Context, ask ledger.Sampler, id string) *ledger.Handler {
 	l := ledger.New(s.ledger, ask)
-	l.SetEvents(events.ForConnection(s.emitter, id))
+	l.SetEvents(events.ForCall(s.emitter, id, traceParentOf(ctx)))
 	return l
+}
+
+type traceParentKey struct{}
+
+// withTraceParent keeps the W3C trace context a request's _meta carries.
+func withTraceParent(ctx context.Context, meta *mcp.Meta) context.Context {
+	if meta == nil {
+		return ctx
+	}
+	tp, _ := meta.AdditionalFields["traceparent"].(string)
+	if tp == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, traceParentKey{}, tp)
+}
+
+func traceParentOf(ctx context.Context) string {
+	tp, _ := ctx.Value(traceParentKey{}).(string)
+	return tp
 }
 
 // contextBlock is the text block, and structuredContent, that carries a

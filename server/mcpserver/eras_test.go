@@ -1,7 +1,12 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +80,34 @@ func TestModernClientRunsInContexts(t *testing.T) {
 	m := dialModern(t, url)
 	legacy := dialHTTP(t, url)
 
+	// The 2026 era lists contextId beside operation and args; the 2025
+	// era sees 1.2.2's schema.
+	schemaOf := func(m *mcpClient) map[string]any {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := m.c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if tool.Name == "thoughtbox_gateway" {
+				var s map[string]any
+				b, _ := json.Marshal(tool)
+				_ = json.Unmarshal(b, &s)
+				return s["inputSchema"].(map[string]any)
+			}
+		}
+		t.Fatal("thoughtbox_gateway not listed")
+		return nil
+	}
+	modern, old := schemaOf(m), schemaOf(legacy)
+	if _, ok := modern["properties"].(map[string]any)["contextId"]; !ok {
+		t.Errorf("2026-era schema: %v", modern)
+	}
+	if _, ok := old["properties"].(map[string]any)["contextId"]; ok {
+		t.Errorf("2025-era schema changed: %v", old)
+	}
+
 	// Without a context a call starts at stage entry (D2 unchanged).
 	if r := m.inContext("", "cipher", nil); !r.IsError || r.JSON(t)["currentStage"] != "entry" {
 		t.Fatalf("cipher without a context: %s", r.Text)
@@ -107,5 +140,74 @@ func TestModernClientRunsInContexts(t *testing.T) {
 	bogus := "00000000000000000000000000000000"
 	if r := m.inContext(bogus, "cipher", nil); !r.IsError || r.JSON(t)["contextId"] != bogus {
 		t.Fatalf("unknown context: %s", r.Text)
+	}
+}
+
+// TestListenAcknowledgesFirst: a 2026-era subscriptions/listen for
+// notifications the server does not offer (its lists never change) gets the
+// acknowledgement, establishing nothing, as the stream's first message, then
+// its answer; every time (mcp-go alone often dropped the acknowledgement).
+func TestListenAcknowledgesFirst(t *testing.T) {
+	_, url := newHTTPServer(t, testConfig(t, "memory"))
+	for i := 0; i < 20; i++ {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "subscriptions/listen", "params": map[string]any{
+			"notifications": map[string]any{"toolsListChanged": true, "promptsListChanged": true},
+			"_meta":         map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728, mcp.MetaKeyClientCapabilities: map[string]any{}}}})
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
+		req.Header.Set(mcp.HeaderMethod, "subscriptions/listen")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		var frames []map[string]any
+		for _, line := range strings.Split(string(raw), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				var m map[string]any
+				_ = json.Unmarshal([]byte(data), &m)
+				frames = append(frames, m)
+			}
+		}
+		if len(frames) != 2 || frames[0]["method"] != "notifications/subscriptions/acknowledged" || frames[1]["id"] != float64(i+1) {
+			t.Fatalf("listen %d answered %s", i+1, raw)
+		}
+		params := frames[0]["params"].(map[string]any)
+		if n, _ := params["notifications"].(map[string]any); len(n) != 0 || params["_meta"].(map[string]any)[mcp.MetaKeySubscriptionID] != float64(i+1) {
+			t.Fatalf("acknowledgement %v: want nothing established, tagged with the request id", params)
+		}
+	}
+}
+
+// TestModernClientOverStdio: over stdio too a 2026-era client (no
+// initialize) runs in contexts, beside nothing else.
+func TestModernClientOverStdio(t *testing.T) {
+	tr := transport.NewStdio(binary, []string{"THOUGHTBOX_TRANSPORT=stdio", "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_STORAGE=memory"})
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20260728
+	res, err := c.Initialize(ctx, req)
+	if err != nil || res.ProtocolVersion != mcp.ProtocolVersion20260728 {
+		t.Fatalf("discover over stdio: %v, %v", res, err)
+	}
+	m := &mcpClient{t: t, c: c}
+	id := contextOf(t, m.inContext("", "start_new", map[string]any{"newWork": map[string]any{"project": "stdio"}}))
+	m.inContext(id, "cipher", nil)
+	a := m.inContext(id, "thought", map[string]any{"thought": "one", "totalThoughts": 2, "nextThoughtNeeded": true}).JSON(t)
+	b := m.inContext(id, "thought", map[string]any{"thought": "two", "totalThoughts": 2, "nextThoughtNeeded": true}).JSON(t)
+	if a["thoughtNumber"] != 1.0 || b["thoughtNumber"] != 2.0 || a["sessionId"] != b["sessionId"] {
+		t.Fatalf("thoughts over stdio: %v, %v", a, b)
+	}
+	if r := m.inContext("", "cipher", nil); !r.IsError {
+		t.Fatalf("a call without its context: %s", r.Text)
 	}
 }

@@ -30,8 +30,17 @@ const MCPPath = "/mcp"
 // 2026 era: its Mcp-Protocol-Version header or its _meta declares 2026-07-28
 // or later (the transport then checks that the two agree).
 func modernRequest(h http.Header, body []byte) bool {
-	if mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) {
-		return true
+	return mcp.IsModernProtocol(h.Get(mcp.HeaderProtocolVersion)) || modernBody(body)
+}
+
+// metaVersionKey is the _meta key of a 2026-era request's protocol version.
+var metaVersionKey = []byte(mcp.MetaKeyProtocolVersion)
+
+// modernBody reports whether a message declares 2026-07-28 or later in its
+// _meta; a message that does not name the key at all is not read further.
+func modernBody(body []byte) bool {
+	if !bytes.Contains(body, metaVersionKey) {
+		return false
 	}
 	var m struct {
 		Params struct {
@@ -77,6 +86,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get("Mcp-Session-Id")
 	var body []byte
+	modern := false
 	switch r.Method {
 	case http.MethodPost:
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
@@ -103,8 +113,31 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 			writeFault(w, http.StatusBadRequest, fault)
 			return
 		}
+		modern = sid == "" && modernRequest(r.Header, body)
+		if modern {
+			// The tasks extension's methods and checks (tasks.go).
+			if answer, status, ok := s.taskRequest(env, r.Header); ok {
+				writeJSON(w, status, answer)
+				return
+			}
+			if s.emptyListen(w, env, r.Header) {
+				return
+			}
+			var answer any
+			var status int
+			if answer, status, body = s.taskToolCall(env, body); answer != nil {
+				writeJSON(w, status, answer)
+				return
+			}
+		}
+		// The conformance fixtures' one answer mcp-go cannot give
+		// (fixtures.go); off unless --conformance-fixtures.
+		if s.serveFixture(w, r, body) {
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if sid == "" && !modernRequest(r.Header, body) && env.method() != string(mcp.MethodInitialize) {
+		r.ContentLength = int64(len(body))
+		if sid == "" && !modern && env.method() != string(mcp.MethodInitialize) {
 			// Neither era: no session to belong to, no protocol version
 			// of its own (D28).
 			writeFault(w, http.StatusBadRequest, &rpcFault{id: env.ID, code: -32000,
@@ -134,7 +167,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		// The request's notifications are written on its own response
 		// (requeststream.go).
 		st := newRequestStream(w)
-		s.http.ServeHTTP(st, r.WithContext(withSink(r.Context(), st)))
+		ctx := r.Context()
+		if modern {
+			ctx = s.taskContext(ctx)
+			st.rewrite = s.tasks.Created
+		}
+		s.http.ServeHTTP(st, r.WithContext(withSink(ctx, st)))
 		st.finish()
 		return
 	}

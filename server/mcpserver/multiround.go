@@ -2,15 +2,11 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
@@ -19,6 +15,8 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/ledger"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 	"github.com/thoughtbox-bench/tbbench/server/roots"
+	"github.com/thoughtbox-bench/tbbench/server/sealed"
+	"github.com/thoughtbox-bench/tbbench/server/tasks"
 )
 
 // In the 2026 era the server cannot send requests of its own: a critique
@@ -50,28 +48,15 @@ type requestState struct {
 var errBadState = errors.New("requestState was not issued by this server for this context, or was changed")
 
 func (s *Server) signState(st requestState) string {
-	payload, _ := json.Marshal(st)
-	mac := hmac.New(sha256.New, s.stateKey)
-	mac.Write(payload)
-	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+	token, _ := sealed.Seal(s.stateKey, st)
+	return token
 }
 
 // openState checks a requestState's signature and that it belongs to
 // context id, and returns what it carries.
 func (s *Server) openState(token, context string) (requestState, error) {
 	var st requestState
-	p, sig, ok := strings.Cut(token, ".")
-	if !ok {
-		return st, errBadState
-	}
-	payload, err1 := base64.RawURLEncoding.DecodeString(p)
-	got, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil {
-		return st, errBadState
-	}
-	mac := hmac.New(sha256.New, s.stateKey)
-	mac.Write(payload)
-	if !hmac.Equal(got, mac.Sum(nil)) || json.Unmarshal(payload, &st) != nil || st.Context != context {
+	if sealed.Open(s.stateKey, token, &st) != nil || st.Context != context {
 		return st, errBadState
 	}
 	return st, nil
@@ -198,6 +183,17 @@ var errAskRoots = errors.New("the client's roots are asked for within the reques
 // finishing such a request when the client retries with the answer.
 func (s *Server) modernGatewayCall(ctx context.Context, req mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	contextID, _, _ := contextArg(raw)
+	ctx = withTraceParent(ctx, req.Params.Meta)
+	if longOperation(raw) {
+		// A client that negotiated the tasks extension gets a task to
+		// poll; the call runs in its context as it would have.
+		if res, ok := tasks.Start(ctx, func(tctx context.Context, _ mcp.MultiRoundTripParams) (*mcp.CallToolResult, error) {
+			r, _ := s.contextCall(tctx, raw, nil, nil)
+			return toResult(r), nil
+		}); ok {
+			return res, nil
+		}
+	}
 	var run func(*gateway.Conn) reply.Reply
 	if token := req.Params.RequestState; token != "" {
 		st, err := s.openState(token, contextID)
@@ -232,4 +228,26 @@ func (s *Server) modernGatewayCall(ctx context.Context, req mcp.CallToolRequest,
 		res.StructuredContent = map[string]any{ContextIDArg: id}
 	}
 	return res, nil
+}
+
+// longOperation reports whether a gateway call can take long enough to run
+// as a task: deep_analysis, and the notebook's run_cell and install_deps
+// (a Node.js run, an npm install).
+func longOperation(raw json.RawMessage) bool {
+	var a struct {
+		Operation string `json:"operation"`
+		Args      struct {
+			Operation string `json:"operation"`
+		} `json:"args"`
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return false
+	}
+	switch a.Operation {
+	case "deep_analysis":
+		return true
+	case "notebook":
+		return a.Args.Operation == "run_cell" || a.Args.Operation == "install_deps"
+	}
+	return false
 }

@@ -86,6 +86,9 @@ type requestStream struct {
 	hold   bool        // mcp-go's writes are a JSON answer to send as an event
 	answer []byte      // that answer
 	done   bool        // the request has ended
+	// rewrite, when set and true, has mcp-go's writes checked for the
+	// answer of a call that became a task (tasks.go).
+	rewrite func() bool
 }
 
 func newRequestStream(w http.ResponseWriter) *requestStream {
@@ -125,6 +128,12 @@ func (s *requestStream) Write(p []byte) (int, error) {
 	}
 	if s.hold {
 		s.answer = append(s.answer, p...)
+		return len(p), nil
+	}
+	if s.rewrite != nil && s.rewrite() {
+		if _, err := s.w.Write(rewriteCreated(p)); err != nil {
+			return 0, err
+		}
 		return len(p), nil
 	}
 	return s.w.Write(p)

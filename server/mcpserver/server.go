@@ -33,6 +33,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
 	"github.com/thoughtbox-bench/tbbench/server/storage/memstore"
 	"github.com/thoughtbox-bench/tbbench/server/storage/sqlitestore"
+	"github.com/thoughtbox-bench/tbbench/server/tasks"
 )
 
 // Name and Version identify the server in initialize and /info.
@@ -52,6 +53,10 @@ type Server struct {
 	mcp      *mcpsrv.MCPServer
 	ids      *sessionIDs
 	contexts *contexts
+	// tasks are the calls running as tasks (tasks.go).
+	tasks *tasks.Table
+	// offers is what a subscriptions/listen can establish (listen.go).
+	offers offered
 	// stateKey signs the requestStates of multi round-trip answers
 	// (multiround.go).
 	stateKey  []byte
@@ -111,7 +116,8 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs(), contexts: newContexts(store, cfg.SessionTimeout)}
+	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs(), contexts: newContexts(store, cfg.SessionTimeout),
+		tasks: tasks.NewTable(taskTTL, taskPoll)}
 	if s.stateKey, err = loadStateKey(cfg); err != nil {
 		store.Close()
 		return nil, err
@@ -181,7 +187,8 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 			mcpsrv.WithLogging(),
 			mcpsrv.WithHooks(hooks),
 			mcpsrv.WithRecovery(),
-		), s.fixtureOptions()...)...,
+			mcpsrv.WithToolFilter(eraTools),
+		), append(taskOptions(), s.fixtureOptions()...)...)...,
 	)
 	s.mcp.AddTool(gatewayTool(), s.gatewayHandler)
 	s.mcp.AddTool(observabilityTool(), s.observabilityHandler)
@@ -250,8 +257,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	w := &lockedWriter{w: out}
 	// A request's notifications are written at once, ahead of its answer
 	// (requeststream.go).
-	stdio.SetContextFunc(func(ctx context.Context) context.Context { return withSink(ctx, lineSink{w}) })
-	err := stdio.Listen(ctx, filterStdin(in, w, s.cfg.MaxBodyBytes), w)
+	w.rewrite = s.tasks.Created
+	stdio.SetContextFunc(func(ctx context.Context) context.Context { return withSink(s.taskContext(ctx), lineSink{w}) })
+	err := stdio.Listen(ctx, filterStdin(in, w, s.cfg.MaxBodyBytes, s.stdioTaskLine), w)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -16,12 +16,22 @@ import (
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// rewrite, when set and true, has each message checked for the answer
+	// of a call that became a task (tasks.go).
+	rewrite func() bool
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if l.rewrite != nil && l.rewrite() {
+		p = rewriteCreated(p)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	if _, err := l.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // prefixKeep is how much of a line too long to accept is kept to find its id.
@@ -30,7 +40,10 @@ const prefixKeep = 4096
 // filterStdin reads newline-delimited messages from in and passes the
 // well-framed ones, at most max bytes each, to the returned reader. Others
 // are answered on out with a JSON-RPC error and dropped; the stream goes on.
-func filterStdin(in io.Reader, out io.Writer, max int64) io.Reader {
+// intercept, when not nil, sees each well-framed message first: it returns
+// an answer to write instead of passing the message on, or the message to
+// pass on (possibly changed).
+func filterStdin(in io.Reader, out io.Writer, max int64, intercept func(env envelope, line []byte) (answer, pass []byte)) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReaderSize(in, 64<<10)
@@ -42,9 +55,20 @@ func filterStdin(in io.Reader, out io.Writer, max int64) io.Reader {
 					msg: fmt.Sprintf("Request too large: %d bytes, the limit is %d bytes (THOUGHTBOX_MAX_BODY_BYTES)", size, max)}
 				_, _ = out.Write(append(faultJSON(f), '\n'))
 			case len(bytes.TrimSpace(line)) > 0:
-				if _, f := inspect(line); f != nil {
+				env, f := inspect(line)
+				if f != nil {
 					_, _ = out.Write(append(faultJSON(f), '\n'))
-				} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
+					break
+				}
+				if intercept != nil {
+					answer, pass := intercept(env, line)
+					if answer != nil {
+						_, _ = out.Write(append(answer, '\n'))
+						break
+					}
+					line = pass
+				}
+				if _, werr := pw.Write(append(line, '\n')); werr != nil {
 					return
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/obsgateway"
 	"github.com/thoughtbox-bench/tbbench/server/reply"
+	"github.com/thoughtbox-bench/tbbench/server/tasks"
 )
 
 // gatewaySchema is the input schema of thoughtbox_gateway, as in 1.2.2,
@@ -41,6 +42,54 @@ func gatewayTool() mcp.Tool {
 	t.Annotations = mcp.ToolAnnotation{ReadOnlyHint: boolPtr(false), DestructiveHint: boolPtr(false), IdempotentHint: boolPtr(false)}
 	t.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportForbidden}
 	return t
+}
+
+// modernSchema is a 1.2.2 input schema as the 2026 era lists it: in the
+// default dialect of MCP tool schemas (JSON Schema 2020-12, so without the
+// draft-07 $schema), with extra properties added.
+func modernSchema(schema string, extra map[string]any) json.RawMessage {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(schema), &m); err != nil {
+		panic(err)
+	}
+	delete(m, "$schema")
+	props, _ := m["properties"].(map[string]any)
+	for k, v := range extra {
+		props[k] = v
+	}
+	return json.RawMessage(mustJSON(m))
+}
+
+// modernTools are the two tools as a 2026-era tools/list shows them:
+// thoughtbox_gateway takes the contextId of spec D26 beside operation and
+// args.
+var modernTools = func() map[string]mcp.Tool {
+	g := gatewayTool()
+	// deep_analysis, run_cell and install_deps may run as tasks.
+	g.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	g.RawInputSchema = modernSchema(gatewaySchema, map[string]any{ContextIDArg: map[string]any{
+		"type":        "string",
+		"description": "The context returned by start_new or load_context: the stage, current reasoning session and bound root this call continues. Leave it out on start_new and load_context to get a new one.",
+	}})
+	o := observabilityTool()
+	o.RawInputSchema = modernSchema(observabilitySchema, nil)
+	return map[string]mcp.Tool{g.Name: g, o.Name: o}
+}()
+
+// eraTools is the tool filter that shows 2026-era requests the modern
+// tools; 2025-era requests see the tools as 1.2.2 listed them.
+func eraTools(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
+	if !mcpsrv.IsModernRequest(ctx) {
+		return tools
+	}
+	out := make([]mcp.Tool, len(tools))
+	for i, t := range tools {
+		if m, ok := modernTools[t.Name]; ok {
+			t = m
+		}
+		out[i] = tasks.AsListed(t)
+	}
+	return out
 }
 
 func observabilityTool() mcp.Tool {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,7 +38,8 @@ type Options struct {
 	// process, so that its CPU and memory can be measured apart from the
 	// harness's. Over stdio every session is a child anyway.
 	Process bool
-	// Env holds extra KEY=VALUE settings for a child server.
+	// Env holds extra KEY=VALUE settings of the server (its environment
+	// variables or flag names), for a child or in this process.
 	Env []string
 	// Observatory starts the server with its Observatory on, on a port of
 	// its own (target.Observed says where).
@@ -182,6 +185,16 @@ func (t *inProcess) start() error {
 	cfg.Storage, cfg.DataDir, cfg.DisableThoughtLogging = t.o.Storage, t.info.DataDir, true
 	cfg.CritiqueTimeout = CritiqueTimeout
 	cfg = t.withObservatory(cfg)
+	// The server's own settings among Env apply in this process too.
+	for _, kv := range t.o.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(mcpserver.Settings, func(s mcpserver.Setting) bool { return s.Env == k }) {
+			continue
+		}
+		if err := cfg.Apply(k, v); err != nil {
+			return err
+		}
+	}
 	srv, err := mcpserver.New(cfg, mcpserver.WithLogger(quietLogger()))
 	if err != nil {
 		return err
