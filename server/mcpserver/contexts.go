@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -38,6 +39,10 @@ type contexts struct {
 
 	mu    sync.Mutex
 	locks map[string]*contextLock
+	// swept is when expired contexts were last forgotten (unix nanos);
+	// sweeping marks a sweep under way.
+	swept    atomic.Int64
+	sweeping atomic.Bool
 }
 
 type contextLock struct {
@@ -100,13 +105,34 @@ func (c *contexts) load(id string) (gateway.State, error) {
 	return st, nil
 }
 
-// save stores the state of context id, used now.
+// save stores the state of context id, used now. Once per session timeout
+// a save also has the contexts idle longer than it forgotten, in the
+// background, so that those of clients that never came back do not pile up.
 func (c *contexts) save(id string, st gateway.State) error {
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	return c.store.PutContext(id, raw, c.now())
+	now := c.now()
+	if c.timeout > 0 && now.Sub(time.Unix(0, c.swept.Load())) > c.timeout && c.sweeping.CompareAndSwap(false, true) {
+		go func() {
+			defer c.sweeping.Store(false)
+			c.expire()
+		}()
+	}
+	return c.store.PutContext(id, raw, now)
+}
+
+// expire forgets the contexts idle longer than the timeout and returns how
+// many it forgot.
+func (c *contexts) expire() int {
+	if c.timeout <= 0 {
+		return 0
+	}
+	now := c.now()
+	c.swept.Store(now.UnixNano())
+	n, _ := c.store.ExpireContexts(now.Add(-c.timeout))
+	return n
 }
 
 // newContextID returns an unguessable context id: 128 random bits in hex.

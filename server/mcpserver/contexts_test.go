@@ -8,9 +8,11 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -250,5 +252,29 @@ func TestCritiqueRecordedOnceAcrossRoundTrips(t *testing.T) {
 	}
 	if n := count(); n != 1 {
 		t.Fatalf("after the retry the session holds %v thoughts, want 1", n)
+	}
+}
+
+// TestContextsExpire: a context idle longer than the session timeout is an
+// unknown context, and a server starting on the data forgets the stored
+// contexts of clients that never came back.
+func TestContextsExpire(t *testing.T) {
+	cfg := testConfig(t, "fs")
+	cfg.SessionTimeout = 300 * time.Millisecond
+	_, url := newHTTPServer(t, cfg)
+	m := dialModern(t, url)
+	used := contextOf(t, m.inContext("", "start_new", map[string]any{"newWork": map[string]any{"project": "expiry"}}))
+	contextOf(t, m.inContext("", "start_new", map[string]any{"newWork": map[string]any{"project": "expiry"}}))
+	dir := filepath.Join(cfg.DataDir, "projects", cfg.Project, "contexts")
+	if files, _ := os.ReadDir(dir); len(files) != 2 {
+		t.Fatalf("%d context files, want 2", len(files))
+	}
+	time.Sleep(2 * cfg.SessionTimeout)
+	if r := m.inContext(used, "cipher", nil); !r.IsError || r.JSON(t)["contextId"] != used {
+		t.Fatalf("an expired context was served: %s", r.Text)
+	}
+	newHTTPServer(t, cfg)
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Fatalf("%d context files left after a start past their expiry, want 0", len(files))
 	}
 }

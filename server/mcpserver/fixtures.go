@@ -29,10 +29,9 @@ func (s *Server) addFixtures() {
 	}
 }
 
-// serveFixture answers a session-less 2026-era POST that the fixtures must
-// answer before mcp-go (suitefixtures.Intercept), and reports whether it
-// did; when it reports false it has written nothing.
+// serveFixture answers a 2026-era POST (serveMCP asks only about those)
+// that the fixtures must answer before mcp-go (suitefixtures.Intercept),
+// and reports whether it did; when it reports false it has written nothing.
 func (s *Server) serveFixture(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	return s.cfg.ConformanceFixtures && r.Header.Get("Mcp-Session-Id") == "" && modernRequest(r.Header, body) &&
-		suitefixtures.Intercept(w, r, body)
+	return s.cfg.ConformanceFixtures && suitefixtures.Intercept(w, r, body)
 }

@@ -129,11 +129,11 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, status, answer)
 				return
 			}
-		}
-		// The conformance fixtures' one answer mcp-go cannot give
-		// (fixtures.go); off unless --conformance-fixtures.
-		if s.serveFixture(w, r, body) {
-			return
+			// The conformance fixtures' one answer mcp-go cannot give
+			// (fixtures.go); off unless --conformance-fixtures.
+			if s.serveFixture(w, r, body) {
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))

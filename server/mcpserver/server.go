@@ -118,6 +118,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs(), contexts: newContexts(store, cfg.SessionTimeout),
 		tasks: tasks.NewTable(taskTTL, taskPoll)}
+	// Contexts left idle past the timeout while no server ran are
+	// forgotten now.
+	if n := s.contexts.expire(); n > 0 {
+		o.log.Info("forgot expired contexts", "count", n)
+	}
 	if s.stateKey, err = loadStateKey(cfg); err != nil {
 		store.Close()
 		return nil, err

@@ -23,6 +23,9 @@ type ContextStore interface {
 	GetContext(id string) (state []byte, used time.Time, err error)
 	// DeleteContext forgets context id (no error when it is unknown).
 	DeleteContext(id string) error
+	// ExpireContexts forgets every context last used before cutoff and
+	// returns how many it forgot.
+	ExpireContexts(cutoff time.Time) (int, error)
 }
 
 // ValidContextID reports whether id has the form the server mints: 32
@@ -84,4 +87,18 @@ func (m *MemoryContexts) DeleteContext(id string) error {
 	defer m.mu.Unlock()
 	delete(m.m, id)
 	return nil
+}
+
+// ExpireContexts forgets the contexts last used before cutoff.
+func (m *MemoryContexts) ExpireContexts(cutoff time.Time) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, c := range m.m {
+		if c.used.Before(cutoff) {
+			delete(m.m, id)
+			n++
+		}
+	}
+	return n, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -65,4 +66,31 @@ func (s *Store) DeleteContext(id string) error {
 		return err
 	}
 	return nil
+}
+
+// ExpireContexts removes the files of contexts last used before cutoff
+// (storage.ContextStore), by the time each file records.
+func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
+	dir := filepath.Join(filepath.Dir(s.sessionsDir), "contexts")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !storage.ValidContextID(id) {
+			continue
+		}
+		if _, used, err := s.GetContext(id); err == nil && !used.Before(cutoff) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n, nil
 }

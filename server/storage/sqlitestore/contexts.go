@@ -42,3 +42,14 @@ func (s *Store) DeleteContext(id string) error {
 	_, err := s.db.Exec(`DELETE FROM contexts WHERE id = ?`, id)
 	return err
 }
+
+// ExpireContexts deletes the contexts last used before cutoff
+// (storage.ContextStore).
+func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
+	res, err := s.db.Exec(`DELETE FROM contexts WHERE used < ?`, cutoff.UnixNano())
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}

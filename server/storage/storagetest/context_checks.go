@@ -57,6 +57,19 @@ func (s suite) contextsRoundTrip(t *testing.T) {
 	if state, _, err := cs.GetContext(ctxB); err != nil || string(state) != `{"stage":2}` {
 		t.Fatalf("the other context: %s, %v", state, err)
 	}
+	// Expiry forgets what was last used before the cutoff, and only that.
+	if err := cs.PutContext(ctxA, []byte(`{"stage":4}`), used.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := cs.ExpireContexts(used.Add(-time.Minute)); err != nil || n != 1 {
+		t.Fatalf("ExpireContexts = %d, %v; want 1", n, err)
+	}
+	if _, _, err := cs.GetContext(ctxA); !errors.Is(err, storage.ErrContextNotFound) {
+		t.Fatalf("an expired context is still there: %v", err)
+	}
+	if state, _, err := cs.GetContext(ctxB); err != nil || string(state) != `{"stage":2}` {
+		t.Fatalf("a live context was expired: %s, %v", state, err)
+	}
 	for _, bad := range []string{"", "../../etc/passwd", "0123456789ABCDEF0123456789ABCDEF", ctxA + "0"} {
 		if err := cs.PutContext(bad, []byte(`{}`), used); err == nil {
 			t.Errorf("PutContext(%q) accepted", bad)
