@@ -207,14 +207,27 @@ func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledge
 	var conn *gateway.Conn
 	if named {
 		unlock := s.contexts.lock(id)
-		defer unlock()
 		st, err := s.contexts.load(id)
 		if errors.Is(err, errContextUnknown) {
+			unlock()
 			return unknownContext(id), ""
 		}
 		if err != nil {
+			unlock()
 			return reply.Error(err.Error()), ""
 		}
+		if longOperation(raw) {
+			// A long operation (deep_analysis, a notebook run) changes
+			// nothing of its context: the context's idle clock is
+			// refreshed now and the context is not held while it runs,
+			// so that its other calls go on meanwhile.
+			if err := s.contexts.save(id, st); err != nil {
+				s.log.Error("storing a context failed", "context", id, "err", err)
+			}
+			unlock()
+			return run(s.restoreConn(ctx, id, st, ask)), ""
+		}
+		defer unlock()
 		conn = s.restoreConn(ctx, id, st, ask)
 	} else {
 		conn = gateway.NewConn(s.newLedger(ctx, ask, ""))

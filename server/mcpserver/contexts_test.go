@@ -237,6 +237,10 @@ func TestCritiqueRecordedOnceAcrossRoundTrips(t *testing.T) {
 			t.Fatalf("%s requestState accepted: %v", name, res)
 		}
 	}
+	notThought := map[string]any{"operation": "read_thoughts", "contextId": id, "args": map[string]any{"last": 1}}
+	if res := modernCall(t, url, notThought, map[string]any{"requestState": state, "inputResponses": answer}); res["error"] == nil {
+		t.Fatalf("a critique's requestState accepted on another operation: %v", res)
+	}
 	foreign := map[string]any{"operation": "thought", "contextId": otherID, "args": args["args"]}
 	if res := modernCall(t, url, foreign, map[string]any{"requestState": state, "inputResponses": answer}); res["error"] == nil {
 		t.Fatalf("a requestState of another context accepted: %v", res)

@@ -200,6 +200,9 @@ func (s *Server) modernGatewayCall(ctx context.Context, req mcp.CallToolRequest,
 		if err != nil {
 			return nil, err
 		}
+		if st.Kind == critiqueInput && operationOf(raw) != "thought" {
+			return nil, errors.New("requestState answers a thought's critique, but this call is not a thought")
+		}
 		if st.Kind == critiqueInput {
 			text, model := "", ""
 			if res := mcpsrv.SamplingResponse(req.Params.InputResponses, critiqueInput); res != nil {

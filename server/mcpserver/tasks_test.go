@@ -216,3 +216,56 @@ func TestModernCallsCarryTraceAndLogLevel(t *testing.T) {
 		t.Fatalf("no thought_added event carries the traceparent:\n%s", data)
 	}
 }
+
+// TestALongRunLeavesItsContextFree: while a notebook run goes on as a task,
+// the same context's other calls go on (the run does not hold its
+// context), and tasks/cancel stops the run: the task ends cancelled.
+func TestALongRunLeavesItsContextFree(t *testing.T) {
+	_, url := newHTTPServer(t, testConfig(t, "memory"))
+	call := func(args map[string]any) map[string]any {
+		t.Helper()
+		_, m := rpc2026(t, url, "tools/call", "thoughtbox_gateway", map[string]any{"name": "thoughtbox_gateway", "arguments": args, "_meta": taskMeta(true)})
+		res, _ := m["result"].(map[string]any)
+		if res == nil || res["isError"] == true {
+			t.Fatalf("tools/call %v: %v", args, m)
+		}
+		return res
+	}
+	text := func(res map[string]any) map[string]any {
+		var m map[string]any
+		_ = json.Unmarshal([]byte(res["content"].([]any)[0].(map[string]any)["text"].(string)), &m)
+		return m
+	}
+	id := call(map[string]any{"operation": "start_new", "args": map[string]any{"newWork": map[string]any{"project": "runs"}}})["structuredContent"].(map[string]any)["contextId"].(string)
+	call(map[string]any{"operation": "cipher", "contextId": id})
+	nb := text(call(map[string]any{"operation": "notebook", "contextId": id, "args": map[string]any{"operation": "create", "title": "waits", "language": "javascript"}}))
+	notebookID, _ := nb["notebook"].(map[string]any)["id"].(string)
+	if notebookID == "" {
+		notebookID, _ = nb["id"].(string)
+	}
+	cell := text(call(map[string]any{"operation": "notebook", "contextId": id, "args": map[string]any{"operation": "add_cell", "notebookId": notebookID,
+		"cellType": "code", "content": "setTimeout(() => console.log('late'), 20000)", "filename": "wait.js"}}))
+	cellID, _ := cell["cell"].(map[string]any)["id"].(string)
+	if cellID == "" {
+		cellID, _ = cell["id"].(string)
+	}
+	created := call(map[string]any{"operation": "notebook", "contextId": id, "args": map[string]any{"operation": "run_cell", "notebookId": notebookID, "cellId": cellID}})
+	taskID, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || taskID == "" {
+		t.Fatalf("run_cell with the extension: %v (notebook %v, cell %v)", created, nb, cell)
+	}
+	if n := text(call(map[string]any{"operation": "thought", "contextId": id, "args": map[string]any{"thought": "meanwhile", "totalThoughts": 1, "nextThoughtNeeded": true}})); n["thoughtNumber"] != 1.0 {
+		t.Fatalf("a thought beside the run: %v", n)
+	}
+	get := func() map[string]any {
+		_, m := rpc2026(t, url, "tasks/get", taskID, map[string]any{"taskId": taskID, "_meta": taskMeta(true)})
+		return m["result"].(map[string]any)
+	}
+	if st := get()["status"]; st != "working" {
+		t.Fatalf("the 20-second run is %v once the thought beside it is answered; the thought waited for it", st)
+	}
+	rpc2026(t, url, "tasks/cancel", taskID, map[string]any{"taskId": taskID, "_meta": taskMeta(true)})
+	if st := get()["status"]; st != "cancelled" {
+		t.Fatalf("after tasks/cancel: %v", st)
+	}
+}
