@@ -194,6 +194,15 @@ func TestModernCallsCarryTraceAndLogLevel(t *testing.T) {
 	if len(loud) != 2 || loud[0]["method"] != "notifications/message" {
 		t.Fatalf("a call with logLevel info: %v", loud)
 	}
+	// Progress reports the thought's number out of its total, as in the
+	// 2025 era.
+	progress := postFrames(t, url, thought, meta(map[string]any{"progressToken": "p1"}))
+	if len(progress) != 2 || progress[0]["method"] != "notifications/progress" {
+		t.Fatalf("a call with a progress token: %v", progress)
+	}
+	if p := progress[0]["params"].(map[string]any); p["progress"] != 3.0 || p["total"] != 3.0 {
+		t.Fatalf("progress of the third thought (total 2, raised to 3): %v", p)
+	}
 	srv.Close()
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -139,7 +139,15 @@ func (s *Server) gatewayHandler(ctx context.Context, req mcp.CallToolRequest) (*
 	if mcpsrv.IsModernRequest(ctx) {
 		res, err := s.modernGatewayCall(ctx, req, raw)
 		if res != nil {
-			s.reportCall(ctx, req, reply.Reply{IsError: res.IsError}, time.Since(start))
+			// The report reads the answer's first text (a thought's number
+			// for its progress).
+			r := reply.Reply{IsError: res.IsError}
+			if len(res.Content) > 0 {
+				if t, ok := res.Content[0].(mcp.TextContent); ok {
+					r.Blocks = []reply.Block{{Kind: reply.Text, Text: t.Text}}
+				}
+			}
+			s.reportCall(ctx, req, r, time.Since(start))
 		}
 		return res, err
 	}
