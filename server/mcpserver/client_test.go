@@ -48,6 +48,14 @@ type mcpClient struct {
 
 func initialize(t *testing.T, c *client.Client) *mcpClient {
 	t.Helper()
+	return initializeAt(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+}
+
+// initializeAt starts c and has it negotiate protocol version: with
+// initialize before 2026-07-28, with server/discover from it on. It fails
+// the test unless the server agreed to that version.
+func initializeAt(t *testing.T, c *client.Client, version string) *mcpClient {
+	t.Helper()
 	// Start gets a context that lives as long as the client: the stdio
 	// transport ties the child process to it.
 	if err := c.Start(context.Background()); err != nil {
@@ -56,10 +64,14 @@ func initialize(t *testing.T, c *client.Client) *mcpClient {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: "thoughtbox-tests", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
+	res, err := c.Initialize(ctx, req)
+	if err != nil {
+		t.Fatalf("initialize at %s: %v", version, err)
+	}
+	if res.ProtocolVersion != version {
+		t.Fatalf("negotiated %q, want %s", res.ProtocolVersion, version)
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	return &mcpClient{t: t, c: c}

@@ -148,9 +148,10 @@ func TestModernClientRunsAWholeSession(t *testing.T) {
 	}
 }
 
-// post sends one 2026-era JSON-RPC request over HTTP and returns the HTTP
-// status and the decoded body.
-func post(t *testing.T, url string, headers map[string]string, body map[string]any) (int, map[string]any) {
+// exchange sends one JSON-RPC request over HTTP with headers (beside
+// Content-Type and Accept) and returns the HTTP status and every message of
+// the answer: one for a JSON answer, each event's for an SSE stream.
+func exchange(t *testing.T, url string, headers map[string]string, body map[string]any) (int, []map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(body)
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
@@ -165,14 +166,34 @@ func post(t *testing.T, url string, headers map[string]string, body map[string]a
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	if i := bytes.Index(raw, []byte("data: ")); i >= 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		raw = bytes.TrimSpace(raw[i+len("data: "):])
+	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("answer is not JSON (%d): %s", res.StatusCode, raw)
+		}
+		return res.StatusCode, []map[string]any{m}
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("answer is not JSON (%d): %s", res.StatusCode, raw)
+	var frames []map[string]any
+	for _, line := range strings.Split(string(raw), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(data), &m); err != nil {
+				t.Fatalf("event %q: %v", data, err)
+			}
+			frames = append(frames, m)
+		}
 	}
-	return res.StatusCode, m
+	if len(frames) == 0 {
+		t.Fatalf("an event stream with no message (%d): %s", res.StatusCode, raw)
+	}
+	return res.StatusCode, frames
+}
+
+// post is exchange for an answer of one message (the last one is returned).
+func post(t *testing.T, url string, headers map[string]string, body map[string]any) (int, map[string]any) {
+	t.Helper()
+	status, frames := exchange(t, url, headers, body)
+	return status, frames[len(frames)-1]
 }
 
 // modernCall is a tools/call of thoughtbox_gateway in the 2026 era, with

@@ -1,12 +1,8 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,23 +20,7 @@ func dialModern(t *testing.T, url string, opts ...client.ClientOption) *mcpClien
 		t.Fatal(err)
 	}
 	c := client.NewClient(tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20260728)}, opts...)...)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20260728
-	req.Params.ClientInfo = mcp.Implementation{Name: "thoughtbox-tests", Version: "1"}
-	res, err := c.Initialize(ctx, req)
-	if err != nil {
-		t.Fatalf("discover: %v", err)
-	}
-	if res.ProtocolVersion != mcp.ProtocolVersion20260728 {
-		t.Fatalf("negotiated %q, want %s", res.ProtocolVersion, mcp.ProtocolVersion20260728)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return &mcpClient{t: t, c: c}
+	return initializeAt(t, c, mcp.ProtocolVersion20260728)
 }
 
 // inContext calls thoughtbox_gateway in context id ("" for none).
@@ -150,30 +130,12 @@ func TestModernClientRunsInContexts(t *testing.T) {
 func TestListenAcknowledgesFirst(t *testing.T) {
 	_, url := newHTTPServer(t, testConfig(t, "memory"))
 	for i := 0; i < 20; i++ {
-		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "subscriptions/listen", "params": map[string]any{
-			"notifications": map[string]any{"toolsListChanged": true, "promptsListChanged": true},
-			"_meta":         map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728, mcp.MetaKeyClientCapabilities: map[string]any{}}}})
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
-		req.Header.Set(mcp.HeaderMethod, "subscriptions/listen")
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		var frames []map[string]any
-		for _, line := range strings.Split(string(raw), "\n") {
-			if data, ok := strings.CutPrefix(line, "data: "); ok {
-				var m map[string]any
-				_ = json.Unmarshal([]byte(data), &m)
-				frames = append(frames, m)
-			}
-		}
+		_, frames := exchange(t, url, map[string]string{mcp.HeaderProtocolVersion: mcp.ProtocolVersion20260728, mcp.HeaderMethod: "subscriptions/listen"},
+			map[string]any{"jsonrpc": "2.0", "id": i + 1, "method": "subscriptions/listen", "params": map[string]any{
+				"notifications": map[string]any{"toolsListChanged": true, "promptsListChanged": true},
+				"_meta":         map[string]any{mcp.MetaKeyProtocolVersion: mcp.ProtocolVersion20260728, mcp.MetaKeyClientCapabilities: map[string]any{}}}})
 		if len(frames) != 2 || frames[0]["method"] != "notifications/subscriptions/acknowledged" || frames[1]["id"] != float64(i+1) {
-			t.Fatalf("listen %d answered %s", i+1, raw)
+			t.Fatalf("listen %d answered %v", i+1, frames)
 		}
 		params := frames[0]["params"].(map[string]any)
 		if n, _ := params["notifications"].(map[string]any); len(n) != 0 || params["_meta"].(map[string]any)[mcp.MetaKeySubscriptionID] != float64(i+1) {
@@ -186,20 +148,7 @@ func TestListenAcknowledgesFirst(t *testing.T) {
 // initialize) runs in contexts, beside nothing else.
 func TestModernClientOverStdio(t *testing.T) {
 	tr := transport.NewStdio(binary, []string{"THOUGHTBOX_TRANSPORT=stdio", "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_STORAGE=memory"})
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728))
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20260728
-	res, err := c.Initialize(ctx, req)
-	if err != nil || res.ProtocolVersion != mcp.ProtocolVersion20260728 {
-		t.Fatalf("discover over stdio: %v, %v", res, err)
-	}
-	m := &mcpClient{t: t, c: c}
+	m := initializeAt(t, client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728)), mcp.ProtocolVersion20260728)
 	id := contextOf(t, m.inContext("", "start_new", map[string]any{"newWork": map[string]any{"project": "stdio"}}))
 	m.inContext(id, "cipher", nil)
 	a := m.inContext(id, "thought", map[string]any{"thought": "one", "totalThoughts": 2, "nextThoughtNeeded": true}).JSON(t)

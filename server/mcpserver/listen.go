@@ -69,7 +69,7 @@ func (s *Server) emptyListen(w http.ResponseWriter, env envelope, header http.He
 		Notifications mcp.SubscriptionFilter `json:"notifications"`
 	}
 	if json.Unmarshal(env.Params, &params) != nil || params.Meta.ClientCapabilities() == nil ||
-		checkTaskHeaders(header, params.Meta.ProtocolVersion(), string(mcp.MethodSubscriptionsListen), nil) != nil {
+		checkModernHeaders(header, params.Meta.ProtocolVersion(), string(mcp.MethodSubscriptionsListen), nil) != nil {
 		return false // mcp-go reports what is wrong
 	}
 	o, want := s.subscriptionsOffered(), params.Notifications

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
+	"github.com/thoughtbox-bench/tbbench/server/clip"
 	"github.com/thoughtbox-bench/tbbench/server/tasks"
 )
 
@@ -61,7 +63,7 @@ func (s *Server) taskRequest(env envelope, header http.Header) (answer any, stat
 	}
 	version := params.Meta.ProtocolVersion()
 	if header != nil {
-		if err := checkTaskHeaders(header, version, method, params.TaskID); err != nil {
+		if err := checkModernHeaders(header, version, method, params.TaskID); err != nil {
 			return fail(mcp.HEADER_MISMATCH, err.Error(), nil)
 		}
 	}
@@ -100,10 +102,11 @@ func (s *Server) taskRequest(env envelope, header http.Header) (answer any, stat
 	return mcp.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Result: result}, http.StatusOK, true
 }
 
-// checkTaskHeaders applies the 2026 era's header rules to a task method:
-// the protocol version header agrees with _meta, Mcp-Method names the
-// method, and Mcp-Name the task (SEP-2663's routing headers).
-func checkTaskHeaders(h http.Header, version, method string, taskID *string) error {
+// checkModernHeaders applies the 2026 era's header rules to a request the
+// transport answers itself: the protocol version header agrees with _meta,
+// Mcp-Method names the method, and, for a task method, Mcp-Name the task
+// (SEP-2663's routing headers).
+func checkModernHeaders(h http.Header, version, method string, taskID *string) error {
 	switch {
 	case h.Get(mcp.HeaderProtocolVersion) != version:
 		return errors.New("header mismatch: " + mcp.HeaderProtocolVersion + " does not match the request's _meta protocol version")
@@ -130,13 +133,8 @@ func statusFor(code int) int {
 	return http.StatusOK
 }
 
-func quoteClip(s string) string {
-	if len(s) > 100 {
-		s = s[:100]
-	}
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// quoteClip quotes a client's string, at most clip.Max bytes of it.
+func quoteClip(s string) string { return strconv.Quote(clip.String(s)) }
 
 // taskToolCall looks at a 2026-era tools/call before mcp-go does: a tool
 // that runs only as a task, called without the extension, is refused with
@@ -146,28 +144,31 @@ func (s *Server) taskToolCall(env envelope, body []byte) (answer any, status int
 	if env.method() != string(mcp.MethodToolsCall) {
 		return nil, 0, body
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(env.Params, &params) != nil {
+	// One decoding reads what this needs; the arguments are skipped.
+	var p struct {
+		Name string          `json:"name"`
+		Meta *mcp.Meta       `json:"_meta"`
+		Task json.RawMessage `json:"task"`
+	}
+	if json.Unmarshal(env.Params, &p) != nil {
 		return nil, 0, body
 	}
-	var name string
-	_ = json.Unmarshal(params["name"], &name)
-	if tool := s.mcp.GetTool(name); tool != nil && tasks.Required(tool.Tool) {
-		var meta struct {
-			Meta *mcp.Meta `json:"_meta"`
-		}
-		_ = json.Unmarshal(env.Params, &meta)
-		if caps := meta.Meta.ClientCapabilities(); caps == nil || caps.Extensions[tasks.Extension] == nil {
+	if tool := s.mcp.GetTool(p.Name); tool != nil && tasks.Required(tool.Tool) {
+		if caps := p.Meta.ClientCapabilities(); caps == nil || caps.Extensions[tasks.Extension] == nil {
 			var id any
 			_ = json.Unmarshal(env.ID, &id)
 			return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Error: mcp.JSONRPCErrorDetails{
 				Code:    mcp.MISSING_REQUIRED_CLIENT_CAPABILITY,
-				Message: "tool " + quoteClip(name) + " runs only as a task: declare the " + tasks.Extension + " extension in the request's client capabilities",
+				Message: "tool " + quoteClip(p.Name) + " runs only as a task: declare the " + tasks.Extension + " extension in the request's client capabilities",
 				Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{tasks.Extension: map[string]any{}}}},
 			}}, http.StatusBadRequest, body
 		}
 	}
-	if _, ok := params["task"]; !ok {
+	if p.Task == nil {
+		return nil, 0, body
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(env.Params, &params) != nil {
 		return nil, 0, body
 	}
 	// The extension's server decides what becomes a task; a client's hint
@@ -243,10 +244,10 @@ func (s *Server) stdioTaskLine(env envelope, line []byte) (answer, pass []byte) 
 		b, _ := json.Marshal(a)
 		return b, nil
 	}
-	if a, _, out := s.taskToolCall(env, line); a != nil {
+	a, _, out := s.taskToolCall(env, line)
+	if a != nil {
 		b, _ := json.Marshal(a)
 		return b, nil
-	} else {
-		return nil, out
 	}
+	return nil, out
 }

@@ -1,9 +1,7 @@
 package mcpserver_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -126,37 +124,10 @@ func TestLongOperationsRunAsTasks(t *testing.T) {
 // every JSON-RPC message of the answer (notifications first, over SSE).
 func postFrames(t *testing.T, url string, args, meta map[string]any) []map[string]any {
 	t.Helper()
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-		"params": map[string]any{"name": "thoughtbox_gateway", "arguments": args, "_meta": meta}})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(mcp.HeaderProtocolVersion, mcp.ProtocolVersion20260728)
-	req.Header.Set(mcp.HeaderMethod, "tools/call")
-	req.Header.Set(mcp.HeaderName, "thoughtbox_gateway")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var frames []map[string]any
-	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatalf("%s", raw)
-		}
-		return []map[string]any{m}
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if data, ok := strings.CutPrefix(line, "data: "); ok {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(data), &m); err != nil {
-				t.Fatalf("frame %q: %v", data, err)
-			}
-			frames = append(frames, m)
-		}
-	}
+	_, frames := exchange(t, url, map[string]string{mcp.HeaderProtocolVersion: mcp.ProtocolVersion20260728,
+		mcp.HeaderMethod: "tools/call", mcp.HeaderName: "thoughtbox_gateway"},
+		map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+			"params": map[string]any{"name": "thoughtbox_gateway", "arguments": args, "_meta": meta}})
 	return frames
 }
 
