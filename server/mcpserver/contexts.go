@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,56 +28,33 @@ const ContextIDArg = "contextId"
 // contexts are the 2026-era contexts of this server: their state lives in
 // the store (storage.ContextStore), so every server process on the same
 // data serves them; this process only serialises the calls it makes on one
-// context, so that two of them never race on its stored state.
+// context (a lock in the transport's table), so that two of them never
+// race on its stored state.
 type contexts struct {
 	store storage.ContextStore
 	// timeout is how long a context may sit idle before it expires (0:
 	// never), the session timeout.
 	timeout time.Duration
 	now     func() time.Time
+	table   *table
 
-	mu    sync.Mutex
-	locks map[string]*contextLock
 	// swept is when expired contexts were last forgotten (unix nanos);
 	// sweeping marks a sweep under way.
 	swept    atomic.Int64
 	sweeping atomic.Bool
 }
 
-type contextLock struct {
-	mu    sync.Mutex
-	users int
-}
-
-func newContexts(store storage.Store, timeout time.Duration) *contexts {
+func newContexts(store storage.Store, timeout time.Duration, t *table) *contexts {
 	cs, ok := store.(storage.ContextStore)
 	if !ok {
 		cs = &storage.MemoryContexts{}
 	}
-	return &contexts{store: cs, timeout: timeout, now: time.Now, locks: map[string]*contextLock{}}
+	return &contexts{store: cs, timeout: timeout, now: time.Now, table: t}
 }
 
 // lock serialises the calls of this process on context id; the returned
 // function unlocks it.
-func (c *contexts) lock(id string) func() {
-	c.mu.Lock()
-	l := c.locks[id]
-	if l == nil {
-		l = &contextLock{}
-		c.locks[id] = l
-	}
-	l.users++
-	c.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		c.mu.Lock()
-		if l.users--; l.users == 0 {
-			delete(c.locks, id)
-		}
-		c.mu.Unlock()
-	}
-}
+func (c *contexts) lock(id string) func() { return c.table.lockContext(id) }
 
 // errContextUnknown is a contextId that names no live context: never
 // minted, or expired.

@@ -1,15 +1,14 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
-	"sync/atomic"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/server/gateway"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
@@ -18,74 +17,38 @@ import (
 
 // The hot path of a reasoning session over Streamable HTTP is one
 // tools/call of thoughtbox_gateway after another on an established MCP
-// session. mcp-go's generic path decodes such a request six times, starts
-// a goroutine and channels per request for notifications it will not send,
-// and re-validates the answer it encodes; on a thought that is more than the
-// thought costs. fastCall answers the plain case itself, producing the very
-// bytes mcp-go would, and leaves everything else to mcp-go: a request it
-// cannot be sure about goes the general way unchanged.
-
-// fastSession is what fastCall needs of an MCP session it serves: the
-// session mcp-go registered (its log level), the connection's gateway state,
-// and when mcp-go last saw one of its requests (mcp-go's idle timeout
-// counts only those).
-type fastSession struct {
-	session mcpsrv.ClientSession
-	conn    *gateway.Conn
-	seen    atomic.Int64 // unix nanoseconds of the last request mcp-go handled
-}
+// session. mcp-go's HandleMessage decodes such a request several times,
+// and encoding/json re-validates the answer it encodes; on a thought that
+// is more than the thought costs. fastCall answers the plain case itself,
+// producing the very bytes the general path (front.go) writes, and leaves
+// everything else to it: a request it cannot be sure about goes the
+// general way unchanged.
 
 // fastOperations are the gateway operations fastCall may run: none of them
 // sends the client a request (sampling, roots) or a notification of its own.
 var fastOperations = []string{"thought", "read_thoughts", "get_structure", "start_new", "cipher",
 	"session", "load_context", "list_sessions", "get_state", "navigate"}
 
-// noteSlow records that mcp-go handles a request of session sid.
-func (s *Server) noteSlow(sid string) {
-	if f, ok := s.fast.Load(sid); ok {
-		f.(*fastSession).seen.Store(time.Now().UnixNano())
-	}
-}
-
-// fastRefresh is how long fastCall may serve a session without mcp-go
-// seeing one of its requests: mcp-go ends a session idle for
-// SessionTimeout by the requests it saw, so it must see one at least this
-// often (a hundredth of the timeout, at most a second).
-func (s *Server) fastRefresh() time.Duration {
-	if s.cfg.SessionTimeout <= 0 {
-		return 1<<63 - 1
-	}
-	return min(s.cfg.SessionTimeout/100, time.Second)
-}
-
 // sessionVersions are the protocol versions of the 2025 era, whose requests
 // belong to an MCP session; only they take the fast path.
 var sessionVersions = []string{mcp.ProtocolVersion20251125, mcp.ProtocolVersion20250618, mcp.ProtocolVersion20250326}
 
-// fastCall answers body, a POST on the established session sid, when it is
-// a plain tools/call of thoughtbox_gateway, and reports whether it did;
-// when it reports false it has written nothing.
-func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, sid string, body []byte) bool {
+// fastCall answers body, a POST on the established session, when it is a
+// plain tools/call of thoughtbox_gateway, and reports whether it did; when
+// it reports false it has written nothing.
+func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, session *clientSession, body []byte) bool {
 	if !slices.Contains(sessionVersions, r.Header.Get(mcp.HeaderProtocolVersion)) {
 		return false
 	}
-	v, ok := s.fast.Load(sid)
-	if !ok {
-		return false
-	}
-	f := v.(*fastSession)
-	if time.Since(time.Unix(0, f.seen.Load())) > s.fastRefresh() {
-		return false
-	}
-	if l, ok := f.session.(mcpsrv.SessionWithLogging); ok && mcp.LoggingLevelWarning.ShouldSendTo(l.GetLogLevel()) {
+	if mcp.LoggingLevelWarning.ShouldSendTo(session.GetLogLevel()) {
 		return false // the call would be reported in a log notification
 	}
 	id, args, ok := plainToolCall(body)
 	if !ok {
 		return false
 	}
-	ctx := s.mcp.WithContext(r.Context(), f.session)
-	res := s.callGateway(ctx, f.conn, args)
+	ctx := s.mcp.WithContext(r.Context(), session)
+	res := s.callGateway(ctx, session.conn, args)
 	out := make([]byte, 0, 256+resultSize(res))
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
@@ -115,11 +78,10 @@ func (s *Server) callGateway(ctx context.Context, conn *gateway.Conn, args []byt
 
 // plainToolCall reads body as a tools/call of thoughtbox_gateway that
 // mcp-go would handle with nothing but the tool handler, and returns its id
-// as the answer must echo it and its arguments. It reports false for
+// (the answer echoes its bytes) and its arguments. It reports false for
 // anything else: other members, a progress token or other _meta than trace
 // context, arguments that are not an object, an operation not in
-// fastOperations, a thought that asks for a critique (sampling), an id
-// that is not a plain string or a small integer.
+// fastOperations, a thought that asks for a critique (sampling).
 //
 // body must be valid JSON (inspect has checked it).
 func plainToolCall(body []byte) (id, args []byte, ok bool) {
@@ -143,9 +105,10 @@ func plainToolCall(body []byte) (id, args []byte, ok bool) {
 			}
 			seen |= 2
 		case "id":
-			if id, ok = answerID(m.Value); !ok {
+			if !validID(m.Value) {
 				return nil, nil, false
 			}
+			id = answerID(m.Value)
 			seen |= 4
 		case "params":
 			params = m.Value
@@ -249,30 +212,15 @@ func asksCritique(raw []byte) bool {
 	return false
 }
 
-// answerID returns the request id as mcp-go writes it back: a string with
-// no escape sequence (re-encoded with HTML escaping, as encoding/json
-// does), or an integer of at most 15 digits (mcp-go reads ids as float64,
-// which keeps those exact). Any other id goes the general way.
-func answerID(raw []byte) ([]byte, bool) {
-	if s, ok := jsonx.PlainString(raw); ok {
-		return jsonx.AppendString(nil, s, true), true
+// answerID returns a request's id as the general path echoes it:
+// encoding/json writes a json.RawMessage HTML-escaped.
+func answerID(raw []byte) []byte {
+	if bytes.IndexAny(raw, "<>&\u2028\u2029") < 0 {
+		return raw
 	}
-	digits := raw
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
-		return nil, false
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return nil, false
-		}
-	}
-	if string(raw) == "-0" {
-		return nil, false
-	}
-	return raw, true
+	var b bytes.Buffer
+	json.HTMLEscape(&b, raw)
+	return b.Bytes()
 }
 
 // resultSize estimates the encoded size of r.

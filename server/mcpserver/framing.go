@@ -18,6 +18,7 @@ type rpcFault struct {
 	id   json.RawMessage // nil for null
 	code int
 	msg  string
+	data any // the error's data, if any
 }
 
 // envelope is what the framing check reads of a message.
@@ -27,6 +28,8 @@ type envelope struct {
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
 	Params json.RawMessage `json:"params"`
+	// batch marks a JSON-RPC batch (an array), of which nothing is read.
+	batch bool
 }
 
 // method returns the message's method ("" when there is none).
@@ -123,8 +126,8 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
-// inspect checks one JSON-RPC message (a single message, not a batch, which
-// it leaves to mcp-go) and returns what it read of it, or the error to
+// inspect checks one JSON-RPC message (of a batch it reads nothing but that
+// it is one: env.batch) and returns what it read of it, or the error to
 // answer instead of handling it:
 //   - a body that is not JSON: parse error;
 //   - anything but an object (JSON null included): invalid request;
@@ -146,6 +149,7 @@ func inspect(body []byte) (envelope, *rpcFault) {
 			return env, &rpcFault{code: mcp.PARSE_ERROR, msg: "Parse error: the message is not valid JSON"}
 		}
 		if body[0] == '[' {
+			env.batch = true
 			return env, nil
 		}
 		if body[0] != '{' {
@@ -191,16 +195,10 @@ func faultJSON(f *rpcFault) []byte {
 		id = json.RawMessage("null")
 	}
 	b, _ := json.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{f.code, f.msg}})
+		JSONRPC string                  `json:"jsonrpc"`
+		ID      json.RawMessage         `json:"id"`
+		Error   mcp.JSONRPCErrorDetails `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: mcp.JSONRPCErrorDetails{Code: f.code, Message: f.msg, Data: f.data}})
 	return b
 }
 

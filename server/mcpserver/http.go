@@ -5,20 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 )
@@ -50,22 +47,10 @@ func modernBody(body []byte) bool {
 	return json.Unmarshal(body, &m) == nil && mcp.IsModernProtocol(m.Params.Meta.ProtocolVersion())
 }
 
-// Handler returns the HTTP handler: /mcp (Streamable HTTP), /health and
-// /info. Every request's Host and Origin headers are checked first.
+// Handler returns the HTTP handler: /mcp (Streamable HTTP, both eras),
+// /health and /info. Every request's Host and Origin headers are checked
+// first.
 func (s *Server) Handler() http.Handler {
-	s.httpOnce.Do(func() {
-		opts := []mcpsrv.StreamableHTTPOption{
-			mcpsrv.WithSessionIdManager(s.ids),
-			mcpsrv.WithDisableLocalhostProtection(true),
-			mcpsrv.WithStreamableHTTPLogger(s.log),
-		}
-		if s.cfg.SessionTimeout > 0 {
-			// Sessions idle this long are terminated: their id gets 404,
-			// and their reasoning session is released.
-			opts = append(opts, mcpsrv.WithSessionIdleTTL(s.cfg.SessionTimeout))
-		}
-		s.http = mcpsrv.NewStreamableHTTPServer(s.mcp, opts...)
-	})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "transport": "streamable-http", "server": "thoughtbox", "version": Version})
@@ -80,103 +65,10 @@ func (s *Server) Handler() http.Handler {
 	return s.guardHosts(mux)
 }
 
-// serveMCP enforces the body limit and read timeout, JSON-RPC framing and
-// the session rules, then hands the request to the Streamable HTTP
-// transport.
-func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
-	sid := r.Header.Get("Mcp-Session-Id")
-	var body []byte
-	modern := false
-	switch r.Method {
-	case http.MethodPost:
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			writeRPCError(w, http.StatusUnsupportedMediaType, -32600, "Unsupported Content-Type: a POST to the MCP endpoint carries application/json")
-			return
-		}
-		var err error
-		body, err = s.readBody(w, r)
-		if err != nil {
-			status := http.StatusBadRequest
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				status = http.StatusRequestTimeout
-			}
-			writeRPCError(w, status, -32700, "Cannot read request body: "+err.Error())
-			return
-		}
-		if int64(len(body)) > s.cfg.MaxBodyBytes {
-			writeFault(w, http.StatusRequestEntityTooLarge, &rpcFault{id: idFromPrefix(body[:min(len(body), prefixKeep)]), code: -32600,
-				msg: fmt.Sprintf("Request body too large: the limit is %d bytes", s.cfg.MaxBodyBytes)})
-			return
-		}
-		env, fault := inspect(body)
-		if fault != nil {
-			writeFault(w, http.StatusBadRequest, fault)
-			return
-		}
-		modern = sid == "" && modernRequest(r.Header, body)
-		if modern {
-			// The tasks extension's methods and checks (tasks.go).
-			if answer, status, ok := s.taskRequest(env, r.Header); ok {
-				writeJSON(w, status, answer)
-				return
-			}
-			if s.emptyListen(w, env, r.Header) {
-				return
-			}
-			var answer any
-			var status int
-			if answer, status, body = s.taskToolCall(env, body); answer != nil {
-				writeJSON(w, status, answer)
-				return
-			}
-			// The conformance fixtures' one answer mcp-go cannot give
-			// (fixtures.go); off unless --conformance-fixtures.
-			if s.serveFixture(w, r, body) {
-				return
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		if sid == "" && !modern && env.method() != string(mcp.MethodInitialize) {
-			// Neither era: no session to belong to, no protocol version
-			// of its own (D28).
-			writeFault(w, http.StatusBadRequest, &rpcFault{id: env.ID, code: -32000,
-				msg: "Bad Request: Mcp-Session-Id header is required (call initialize first), or declare protocol version " +
-					mcp.ProtocolVersion20260728 + " in the request's _meta and the " + mcp.HeaderProtocolVersion + " header"})
-			return
-		}
-	case http.MethodGet, http.MethodDelete:
-		if sid == "" && !mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion)) {
-			writeRPCError(w, http.StatusBadRequest, -32000, "Bad Request: Mcp-Session-Id header is required")
-			return
-		}
-	default:
-		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeRPCError(w, http.StatusMethodNotAllowed, -32000, "Method not allowed")
-		return
-	}
-	if sid != "" && !s.ids.Known(sid) {
-		writeRPCError(w, http.StatusNotFound, -32001, "Session not found: it was never created, was deleted, or the server restarted; initialize a new session")
-		return
-	}
-	if r.Method == http.MethodPost && sid != "" && s.fastCall(w, r, sid, body) {
-		return
-	}
-	s.noteSlow(sid)
-	if r.Method == http.MethodPost {
-		// The request's notifications are written on its own response
-		// (requeststream.go).
-		st := newRequestStream(w)
-		ctx := r.Context()
-		if modern {
-			ctx = s.taskContext(ctx)
-			st.rewrite = s.tasks.Created
-		}
-		s.http.ServeHTTP(st, r.WithContext(withSink(ctx, st)))
-		st.finish()
-		return
-	}
-	s.http.ServeHTTP(w, r)
+// isJSONType reports whether a Content-Type is application/json.
+func isJSONType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // readBody reads a POST body, at most one byte over the limit, within the
@@ -268,14 +160,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeRPCError writes a JSON-RPC error envelope with an HTTP status.
 func writeRPCError(w http.ResponseWriter, status, code int, msg string) {
 	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": code, "message": msg}, "id": nil})
-}
-
-// CloseSessions ends every MCP session of the HTTP transport, which also
-// ends their GET streams; call it before shutting an http.Server down.
-func (s *Server) CloseSessions(ctx context.Context) {
-	if s.http != nil {
-		s.http.CloseSessions(ctx)
-	}
 }
 
 // ListenAndServe serves HTTP on the configured host and port until ctx ends,

@@ -12,7 +12,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
@@ -45,26 +44,22 @@ const (
 // Server is a running reference server: its store, its MCP server and the
 // per-connection gateway state.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	store    storage.Store
-	ledger   *ledger.Config
-	gateway  *gateway.Gateway
-	mcp      *mcpsrv.MCPServer
-	ids      *sessionIDs
+	cfg     Config
+	log     *slog.Logger
+	store   storage.Store
+	ledger  *ledger.Config
+	gateway *gateway.Gateway
+	mcp     *mcpsrv.MCPServer
+	// table holds the 2025-era sessions and the locks of the 2026-era
+	// contexts this process serves (table.go).
+	table    *table
 	contexts *contexts
 	// tasks are the calls running as tasks (tasks.go).
 	tasks *tasks.Table
-	// offers is what a subscriptions/listen can establish (listen.go).
-	offers offered
 	// stateKey signs the requestStates of multi round-trip answers
 	// (multiround.go).
 	stateKey  []byte
 	knowledge knowledgeGraph
-	conns     sync.Map // MCP session id -> *gateway.Conn
-	// fast holds the HTTP sessions fastCall may serve (fastcall.go): MCP
-	// session id -> *fastSession.
-	fast      sync.Map
 	fastCalls atomic.Int64 // requests fastCall answered (tests read it)
 	// notebooks is the notebook operation family.
 	notebooks *notebook.Service
@@ -81,8 +76,9 @@ type Server struct {
 	// observatory is the Observatory (nil when off; observatory.go).
 	observatory *observatory.Observatory
 
-	httpOnce sync.Once
-	http     *mcpsrv.StreamableHTTPServer
+	// closing closes when Close begins: the idle-session sweep and the
+	// standalone streams end.
+	closing chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -116,8 +112,9 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: o.log, store: store, ids: newSessionIDs(), contexts: newContexts(store, cfg.SessionTimeout),
-		tasks: tasks.NewTable(taskTTL, taskPoll)}
+	t := newTable(cfg.SessionTimeout)
+	s := &Server{cfg: cfg, log: o.log, store: store, table: t, contexts: newContexts(store, cfg.SessionTimeout, t),
+		tasks: tasks.NewTable(taskTTL, taskPoll), closing: make(chan struct{})}
 	// Contexts left idle past the timeout while no server ran are
 	// forgotten now.
 	if n := s.contexts.expire(); n > 0 {
@@ -170,21 +167,6 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	}
 
 	hooks := &mcpsrv.Hooks{}
-	hooks.AddOnRegisterSession(func(ctx context.Context, session mcpsrv.ClientSession) {
-		// An HTTP session gets its gateway state at once, so that its first
-		// tool call can take the fast path (fastcall.go) too.
-		if s.http != nil && session.SessionID() != "" {
-			s.conn(s.mcp.WithContext(ctx, session))
-		}
-	})
-	hooks.AddOnUnregisterSession(func(_ context.Context, session mcpsrv.ClientSession) {
-		// The connection's reasoning session is released, so another
-		// connection or process can open it.
-		s.fast.Delete(session.SessionID())
-		if c, ok := s.conns.LoadAndDelete(session.SessionID()); ok {
-			c.(*gateway.Conn).Ledger.Close()
-		}
-	})
 	s.mcp = mcpsrv.NewMCPServer(Name, Version,
 		append(append(surfaceOptions(),
 			mcpsrv.WithInstructions(content.Instructions),
@@ -203,6 +185,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		KnowledgeStats:     s.knowledge.stats(),
 	})
 	s.addFixtures()
+	go s.sweep()
 	return s, nil
 }
 
@@ -249,38 +232,12 @@ func (s *Server) newConn(session mcpsrv.ClientSession) *gateway.Conn {
 	return gateway.NewConn(l)
 }
 
-// ServeStdio serves one MCP connection over in and out until in closes or
-// ctx ends. Tool calls are handled one at a time, in arrival order.
-//
-// Every line is checked first, as HTTP bodies are: a line over the size
-// limit or a malformed JSON-RPC message is answered with a JSON-RPC error
-// and skipped.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	stdio := mcpsrv.NewStdioServer(s.mcp)
-	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
-	mcpsrv.WithWorkerPoolSize(1)(stdio)
-	w := &lockedWriter{w: out}
-	// A request's notifications are written at once, ahead of its answer
-	// (requeststream.go).
-	w.rewrite = s.tasks.Created
-	stdio.SetContextFunc(func(ctx context.Context) context.Context { return withSink(s.taskContext(ctx), lineSink{w}) })
-	err := stdio.Listen(ctx, filterStdin(in, w, s.cfg.MaxBodyBytes, s.stdioTaskLine), w)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
-
-// Close ends the HTTP transport's MCP sessions and its idle-session
-// sweeper, then flushes and closes the store. It is safe to call more than
-// once.
+// Close ends the MCP sessions, their streams and the idle-session sweep,
+// then flushes and closes the store. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		if s.http != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			_ = s.http.Shutdown(ctx)
-			cancel()
-		}
+		close(s.closing)
+		s.CloseSessions(context.Background())
 		s.closeErr = errors.Join(s.closeObservatory(), s.store.Close(), s.notebooks.Close(), s.knowledge.close(), s.closeEvents())
 	})
 	return s.closeErr

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -10,78 +12,149 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// lockedWriter makes every Write to w whole: mcp-go writes each message
-// with one Write, from several goroutines (responses and sampling
-// requests), and the framing layer writes its own errors.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-	// rewrite, when set and true, has each message checked for the answer
-	// of a call that became a task (tasks.go).
-	rewrite func() bool
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	if l.rewrite != nil && l.rewrite() {
-		p = rewriteCreated(p)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, err := l.w.Write(p); err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
 // prefixKeep is how much of a line too long to accept is kept to find its id.
 const prefixKeep = 4096
 
-// filterStdin reads newline-delimited messages from in and passes the
-// well-framed ones, at most max bytes each, to the returned reader. Others
-// are answered on out with a JSON-RPC error and dropped; the stream goes on.
-// intercept, when not nil, sees each well-framed message first: it returns
-// an answer to write instead of passing the message on, or the message to
-// pass on (possibly changed).
-func filterStdin(in io.Reader, out io.Writer, max int64, intercept func(env envelope, line []byte) (answer, pass []byte)) io.Reader {
-	pr, pw := io.Pipe()
+// ServeStdio serves one MCP connection over in and out until in closes or
+// ctx ends. Tool calls are handled one at a time, in arrival order; other
+// requests at once, beside them; notifications and the client's answers
+// to the server's requests as they are read.
+//
+// Every line is checked first, as HTTP bodies are: a line over the size
+// limit or a malformed JSON-RPC message is answered with a JSON-RPC error
+// and skipped. When in closes, the calls already read are finished and
+// answered before ServeStdio returns.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	w := &lineWriter{w: out}
+	session := newClientSession(stdioSessionID)
+	session.conn = s.newConn(session)
+	session.standalone = w
+	if err := s.mcp.RegisterSession(ctx, session); err != nil {
+		s.log.Warn("registering the stdio session", "err", err)
+	} else {
+		defer s.mcp.UnregisterSession(context.Background(), session.id)
+	}
+	defer session.conn.Ledger.Close()
+	go s.forward(session, func(msg []byte) { _ = w.send(msg) })
+	defer session.end()
+
+	calls := make(chan func(), 64)
+	var work sync.WaitGroup
+	work.Add(1)
 	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, size, err := readLine(br, max)
-			switch {
-			case size > max:
-				f := &rpcFault{id: idFromPrefix(line), code: mcp.INVALID_REQUEST,
-					msg: fmt.Sprintf("Request too large: %d bytes, the limit is %d bytes (THOUGHTBOX_MAX_BODY_BYTES)", size, max)}
-				_, _ = out.Write(append(faultJSON(f), '\n'))
-			case len(bytes.TrimSpace(line)) > 0:
-				env, f := inspect(line)
-				if f != nil {
-					_, _ = out.Write(append(faultJSON(f), '\n'))
-					break
-				}
-				if intercept != nil {
-					answer, pass := intercept(env, line)
-					if answer != nil {
-						_, _ = out.Write(append(answer, '\n'))
-						break
-					}
-					line = pass
-				}
-				if _, werr := pw.Write(append(line, '\n')); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				if err == io.EOF {
-					err = nil
-				}
-				pw.CloseWithError(err)
-				return
-			}
+		defer work.Done()
+		for call := range calls {
+			call()
 		}
 	}()
-	return pr
+	read := make(chan error, 1)
+	go func() {
+		read <- s.readStdio(ctx, in, w, session, calls, &work)
+	}()
+	var err error
+	select {
+	case err = <-read:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	// No answer can come to a request of the server any more.
+	session.end()
+	close(calls)
+	work.Wait()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// stdioSessionID is the session id of a stdio connection: the 2025 era's
+// contextId over stdio.
+const stdioSessionID = "stdio"
+
+// readStdio reads messages from in until it ends, answering malformed ones
+// and dispatching the others: tool calls to calls, other requests to
+// goroutines of their own (counted in work), notifications and answers at
+// once. It stops sending to calls when ctx ends.
+func (s *Server) readStdio(ctx context.Context, in io.Reader, w *lineWriter, session *clientSession, calls chan<- func(), work *sync.WaitGroup) error {
+	max := s.cfg.MaxBodyBytes
+	br := bufio.NewReaderSize(in, 64<<10)
+	reqCtx := s.mcp.WithContext(withSink(ctx, w), session)
+	for {
+		line, size, err := readLine(br, max)
+		switch {
+		case size > max:
+			f := &rpcFault{id: idFromPrefix(line), code: mcp.INVALID_REQUEST,
+				msg: fmt.Sprintf("Request too large: %d bytes, the limit is %d bytes (THOUGHTBOX_MAX_BODY_BYTES)", size, max)}
+			_ = w.send(faultJSON(f))
+		case len(bytes.TrimSpace(line)) > 0:
+			if call, toolCall := s.stdioMessage(reqCtx, w, session, line); call != nil {
+				if toolCall {
+					select {
+					case calls <- call:
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+				} else {
+					work.Add(1)
+					go func() {
+						defer work.Done()
+						call()
+					}()
+				}
+			}
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// stdioMessage serves one line: a malformed message, a batch, a client's
+// answer, a notification, or a message the tasks extension answers is
+// done with at once (call is nil); a request is returned as the call that
+// serves it, and whether it is a tools/call.
+func (s *Server) stdioMessage(ctx context.Context, w *lineWriter, session *clientSession, line []byte) (call func(), toolCall bool) {
+	env, fault := inspect(line)
+	switch {
+	case fault != nil:
+		_ = w.send(faultJSON(fault))
+		return nil, false
+	case env.batch:
+		_ = w.send(faultJSON(&rpcFault{code: mcp.INVALID_REQUEST,
+			msg: "Invalid Request: JSON-RPC batches are not part of MCP since 2025-06-18; send one message per line"}))
+		return nil, false
+	case env.Method == nil:
+		session.answer(env.ID, env.Result, env.Error)
+		return nil, false
+	}
+	modern := modernBody(line)
+	if modern {
+		var answer []byte
+		if answer, line = s.stdioTaskLine(env, line); answer != nil {
+			_ = w.send(answer)
+			return nil, false
+		}
+	}
+	serve := func() {
+		var answer []byte
+		if modern {
+			answer, _ = s.serveOnce(s.taskContext(ctx), w, env, line)
+			answer = rewriteCreated(answer)
+		} else {
+			answer, _ = s.handle(ctx, env.ID, line)
+		}
+		if answer != nil {
+			_ = w.send(answer)
+		}
+	}
+	if env.ID == nil {
+		serve() // a notification: at once, beside any call in progress
+		return nil, false
+	}
+	return serve, env.method() == string(mcp.MethodToolsCall)
 }
 
 // readLine reads one line without its newline. It returns the line's full

@@ -234,12 +234,9 @@ func (s *Server) taskContext(ctx context.Context) context.Context {
 	return tasks.WithTable(ctx, s.tasks)
 }
 
-// stdioTaskLine is the tasks extension's look at a message over stdio (see
-// filterStdin): task methods are answered, a tools/call is checked.
+// stdioTaskLine is the tasks extension's look at a 2026-era message over
+// stdio (stdioMessage): task methods are answered, a tools/call is checked.
 func (s *Server) stdioTaskLine(env envelope, line []byte) (answer, pass []byte) {
-	if !modernBody(line) {
-		return nil, line
-	}
 	if a, _, ok := s.taskRequest(env, nil); ok {
 		b, _ := json.Marshal(a)
 		return b, nil

@@ -169,21 +169,11 @@ func (s *Server) gatewayHandler(ctx context.Context, req mcp.CallToolRequest) (*
 }
 
 // conn returns the gateway state of the MCP connection the request came in
-// on, creating it on first use.
+// on: a 2025-era session's own, or a new one.
 func (s *Server) conn(ctx context.Context) *gateway.Conn {
 	session := mcpsrv.ClientSessionFromContext(ctx)
-	if session == nil || session.SessionID() == "" {
-		return s.newConn(session)
+	if c, ok := session.(*clientSession); ok && c.conn != nil {
+		return c.conn
 	}
-	id := session.SessionID()
-	if c, ok := s.conns.Load(id); ok {
-		return c.(*gateway.Conn)
-	}
-	c, loaded := s.conns.LoadOrStore(id, s.newConn(session))
-	if !loaded && s.http != nil {
-		f := &fastSession{session: session, conn: c.(*gateway.Conn)}
-		f.seen.Store(time.Now().UnixNano())
-		s.fast.Store(id, f)
-	}
-	return c.(*gateway.Conn)
+	return s.newConn(session)
 }
