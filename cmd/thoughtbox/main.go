@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
@@ -31,9 +32,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("thoughtbox", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { usage(stderr) }
-	values := map[string]*string{}
 	for _, s := range mcpserver.Settings {
-		values[s.Flag] = fs.String(s.Flag, "", s.Help)
+		fs.Var(&settingValue{boolean: s.Boolean()}, s.Flag, s.Help)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -41,10 +41,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "thoughtbox: unexpected argument %q: every setting is a flag (--name value, or --name=value; a switch alone means true)\n", fs.Arg(0))
+		return 2
+	}
 	var applyErr error
-	fs.Visit(func(f *flag.Flag) { applyErr = errors.Join(applyErr, cfg.Apply(f.Name, *values[f.Name])) })
+	fs.Visit(func(f *flag.Flag) { applyErr = errors.Join(applyErr, cfg.Apply(f.Name, f.Value.String())) })
 	if applyErr != nil {
 		fmt.Fprintln(stderr, "thoughtbox:", applyErr)
+		return 2
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, "thoughtbox:", namingFlags(err.Error()))
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
@@ -70,6 +78,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// namingFlags adds the flag to each setting an error message names by its
+// environment variable.
+func namingFlags(msg string) string {
+	for _, s := range mcpserver.Settings {
+		msg = strings.ReplaceAll(msg, s.Env+" ", s.Env+" (--"+s.Flag+") ")
+	}
+	return msg
+}
+
+// settingValue is a flag's value as given; a switch's flag may stand
+// alone (flag's IsBoolFlag), meaning true.
+type settingValue struct {
+	value   string
+	boolean bool
+}
+
+func (v *settingValue) String() string     { return v.value }
+func (v *settingValue) Set(s string) error { v.value = s; return nil }
+func (v *settingValue) IsBoolFlag() bool   { return v.boolean }
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `thoughtbox - the reference Thoughtbox MCP server

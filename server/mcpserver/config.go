@@ -81,6 +81,10 @@ type Setting struct {
 	apply                    func(*Config, string) error
 }
 
+// Boolean reports whether the setting is a switch (its default is true or
+// false): its flag may stand alone, meaning true.
+func (s Setting) Boolean() bool { return s.Default == "true" || s.Default == "false" }
+
 // DefaultDataDir is ~/.thoughtbox (or ./.thoughtbox without a home directory).
 func DefaultDataDir() string {
 	home, err := os.UserHomeDir()

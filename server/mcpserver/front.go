@@ -308,6 +308,7 @@ func (s *Server) serveStandalone(w http.ResponseWriter, r *http.Request, session
 		return
 	}
 	defer session.setStandalone(nil)
+	defer stream.close()
 	stream.mu.Lock()
 	openEventStream(w)
 	flush(w)

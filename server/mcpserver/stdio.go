@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -35,36 +34,55 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		defer s.mcp.UnregisterSession(context.Background(), session.id)
 	}
 	defer session.conn.Ledger.Close()
-	go s.forward(session, func(msg []byte) { _ = w.send(msg) })
+	forwarded := make(chan struct{})
+	go func() {
+		defer close(forwarded)
+		s.forward(session, func(msg []byte) { _ = w.send(msg) })
+	}()
+	defer func() { <-forwarded }()
 	defer session.end()
 
+	// One worker serves the tool calls in arrival order; readStdio is the
+	// only sender on calls, and closes it when the input ends.
 	calls := make(chan func(), 64)
 	var work sync.WaitGroup
-	work.Add(1)
+	worker := make(chan struct{})
 	go func() {
-		defer work.Done()
-		for call := range calls {
-			call()
+		defer close(worker)
+		for {
+			select {
+			case call, ok := <-calls:
+				if !ok {
+					return
+				}
+				call()
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	read := make(chan error, 1)
 	go func() {
-		read <- s.readStdio(ctx, in, w, session, calls, &work)
+		err := s.readStdio(ctx, in, w, session, calls, &work)
+		close(calls)
+		read <- err
 	}()
-	var err error
 	select {
-	case err = <-read:
+	case err := <-read:
+		// The input has ended: the calls read are finished and answered;
+		// none can wait for the client any more.
+		session.end()
+		<-worker
+		work.Wait()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
 	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	// No answer can come to a request of the server any more.
-	session.end()
-	close(calls)
-	work.Wait()
-	if errors.Is(err, context.Canceled) {
+		session.end()
+		<-worker
 		return nil
 	}
-	return err
 }
 
 // stdioSessionID is the session id of a stdio connection: the 2025 era's

@@ -131,18 +131,32 @@ func (st *responseStream) accepted() {
 
 // eventStream is a session's standalone SSE stream (a 2025-era GET).
 type eventStream struct {
-	mu sync.Mutex
-	w  http.ResponseWriter
+	mu     sync.Mutex
+	w      http.ResponseWriter
+	closed bool // its handler has returned, or is returning
 }
+
+// errStreamClosed is a standalone stream's refusal once it has closed.
+var errStreamClosed = errors.New("the stream has closed")
 
 func (e *eventStream) send(msg []byte) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return errStreamClosed
+	}
 	if err := writeEvent(e.w, msg); err != nil {
 		return err
 	}
 	flush(e.w)
 	return nil
+}
+
+// close ends the stream's writes: its handler may return once close has.
+func (e *eventStream) close() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
 }
 
 // openEventStream sends the header of an SSE response.
