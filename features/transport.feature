@@ -8,7 +8,7 @@ Feature: Streamable HTTP transport
     Then the HTTP status is 200
     And the HTTP body has "status" equal to "ok"
 
-  @core @transport @http
+  @core @transport @http @era-2025
   Scenario: a request without a session id, other than initialize, is refused
     When I POST to the MCP endpoint without a session id:
       """
@@ -25,7 +25,7 @@ Feature: Streamable HTTP transport
       """
     Then the HTTP status is 202
 
-  @intent @transport @http
+  @intent @transport @http @era-2025
   Scenario: a session id the server never issued gets 404
     When I POST to the MCP endpoint with the session id "6d1e1b2c-0000-4000-8000-{{nonce}}0000":
       """
@@ -33,7 +33,7 @@ Feature: Streamable HTTP transport
       """
     Then the HTTP status is 404
 
-  @intent @transport @http
+  @intent @transport @http @era-2025
   Scenario: after DELETE the session id is unknown
     Given a fresh MCP session
     When I DELETE my session

@@ -47,6 +47,7 @@ func runConform(args []string) int {
 		tags        = fs.String("tags", "", "godog tag `expression` selecting scenarios, e.g. \"@ledger && ~@quirk\"")
 		progress    = fs.String("progress", "auto", "`auto`, bar or lines")
 		repeat      = fs.Int("repeat", 1, "run the scenarios `k` times against the same target; a scenario whose result changes is flaky (the stability axis, pass^k)")
+		eraFlag     = fs.String("era", "", "MCP wire `era` the scenarios speak: 2025-11-25, 2026-07-28 or both (default: every era the target speaks)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench conform [flags]
@@ -75,6 +76,14 @@ scenario of a required level.
 The last line printed is "N passed, N failed, N informational (quirk)":
 @quirk results are information, never failures.
 
+Each MCP wire era runs the scenarios that apply to it (--era; by default
+every era the target speaks, found by asking each): 2025-11-25 with
+initialize and an MCP session per connection, 2026-07-28 without sessions,
+each connection carrying the context its start_new names. Scenarios of one
+era's own rules are not applicable in the other. With more than one era
+each writes its results under <out>/<run-id>/era-<version>/; an era the
+target does not speak is reported not applicable, with the reason.
+
 Exit status: 0 when every scenario of the required levels passed and the
 sidecar's counts per method, tool, operation and status agree with the
 harness's; 1 when the verdict is fail (a required scenario failed, or the
@@ -91,6 +100,15 @@ Flags:
 			return exitPass
 		}
 		return exitBadInput
+	}
+	eras, err := target.ParseEras(*eraFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench: --era:", err)
+		return exitBadInput
+	}
+	explicit := eras != nil
+	if !explicit {
+		eras = target.Eras
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
@@ -145,17 +163,107 @@ Flags:
 	}
 	fmt.Fprintf(os.Stderr, "), %s, required levels %s, output %s\n", via, strings.Join(required, ","), dir)
 
-	rep, stab, err := conform.Repeat(ctx, conform.Options{Target: tg, OutDir: dir, Required: required, Concurrency: *concurrency,
-		Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family}, *repeat, repeatDone(*repeat))
+	code, judged := exitPass, 0
+	var cards []scorecards.Scorecard
+	var eraChecks []scorecards.Check
+	var reps []conform.Report
+	for _, era := range eras {
+		eraDir := dir
+		if len(eras) > 1 {
+			eraDir = filepath.Join(dir, "era-"+string(era))
+		}
+		fmt.Fprintf(os.Stderr, "tbbench conform: era %s\n", era)
+		c, card, rep := conformEra(ctx, tg, conform.Options{Target: tg, OutDir: eraDir, Required: required, Concurrency: *concurrency,
+			Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family, Era: era}, *repeat, start, explicit && len(eras) == 1)
+		if rep != nil {
+			reps = append(reps, *rep)
+		}
+		if card != nil {
+			card.RunID = filepath.Base(dir) + " era " + string(era)
+			cards = append(cards, *card)
+			detail := "not measured"
+			if a, ok := card.Axis(scorecards.AxisCorrectness); ok && a.Score != nil {
+				detail = fmt.Sprintf("%.1f%%, verdict %s", *a.Score*100, card.Verdict)
+			}
+			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: card.Verdict == scorecards.VerdictPass, Detail: detail})
+		} else if c == exitNotApplicable {
+			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: true, Detail: "not applicable: the target does not speak it"})
+		}
+		switch c {
+		case exitNotApplicable:
+		case exitPass:
+			judged++
+		default:
+			judged++
+			if code == exitPass || c == exitBadInput {
+				code = c
+			}
+		}
+	}
+	if judged == 0 && code == exitPass {
+		fmt.Fprintln(os.Stderr, "tbbench: the target speaks none of the eras asked for: nothing was judged")
+		return exitBadInput
+	}
+	if len(eras) > 1 && len(cards) > 0 {
+		// One scorecard of the eras, in the run directory (where make run's
+		// load --with reads it); the correctness axis says how each did.
+		card := scorecards.Combine(filepath.Base(dir), cards)
+		for i := range card.Axes {
+			if card.Axes[i].Name == scorecards.AxisCorrectness {
+				card.Axes[i].Checks = append(card.Axes[i].Checks, eraChecks...)
+			}
+		}
+		if _, err := writeScorecard(card, dir); err != nil {
+			fmt.Fprintln(os.Stderr, "tbbench: writing the eras' scorecard:", err)
+		}
+		if err := conform.WriteEras(dir, filepath.Base(dir), reps); err != nil {
+			fmt.Fprintln(os.Stderr, "tbbench: writing the eras' results:", err)
+		}
+		fmt.Println()
+		var total conform.Totals
+		for _, c := range eraChecks {
+			fmt.Printf("%s: %s\n", c.Name, c.Detail)
+		}
+		for _, r := range reps {
+			total = total.Plus(r.Totals())
+		}
+		fmt.Println(total) // the last line, as with one era
+	}
+	return code
+}
+
+// exitNotApplicable is conformEra's answer for an era the target does not
+// speak (never an exit status).
+const exitNotApplicable = -1
+
+// conformEra runs the scenarios in one era and reports them; it returns the
+// era's exit status, or exitNotApplicable when the target does not speak
+// it (an error when the era was asked for by name).
+func conformEra(ctx context.Context, tg target.Target, o conform.Options, repeat int, start time.Time, explicit bool) (int, *scorecards.Scorecard, *conform.Report) {
+	dir, required := o.OutDir, o.Required
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput, nil, nil
+	}
+	rep, stab, err := conform.Repeat(ctx, o, repeat, repeatDone(repeat))
 	finishProgress()
+	if errors.Is(err, target.ErrEraNotSpoken) {
+		msg := fmt.Sprintf("era %s not applicable: %v", o.Era, err)
+		fmt.Println(msg)
+		_ = os.WriteFile(filepath.Join(dir, "conformance.md"), []byte("# Conformance: "+msg+"\n"), 0o644)
+		if explicit {
+			return exitBadInput, nil, nil
+		}
+		return exitNotApplicable, nil, nil
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		fmt.Println(noResults)
 		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, conform.ErrFeatures) || errors.Is(err, conform.ErrSelection) ||
 			errors.Is(err, profile.ErrUndetected) {
-			return exitBadInput
+			return exitBadInput, nil, nil
 		}
-		return exitFail
+		return exitFail, nil, nil
 	}
 	how := "given with --profile"
 	if rep.Target.ProfileDetected {
@@ -213,12 +321,12 @@ Flags:
 	if judged := judgedRequired(rep); judged == 0 {
 		fmt.Fprintf(os.Stderr, "tbbench: no selected scenario of a required level (%s) applies to this target: nothing was judged\n",
 			strings.Join(required, ","))
-		return exitBadInput
+		return exitBadInput, &card, &rep
 	}
 	if card.Verdict != scorecards.VerdictPass || (stab.Runs > 1 && !stab.RequiredPassed) {
-		return exitFail
+		return exitFail, &card, &rep
 	}
-	return exitPass
+	return exitPass, &card, &rep
 }
 
 // judgedRequired counts the scenarios of required levels that ran (passed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
@@ -22,6 +23,21 @@ func TestMain(m *testing.M) {
 }
 
 func runAgainst(t *testing.T, o targetspec.Spec) conform.Report { return runTagged(t, o, "") }
+
+// runIn runs every scenario against the target in one MCP wire era.
+func runIn(t *testing.T, o targetspec.Spec, era target.Era) conform.Report {
+	t.Helper()
+	tg, err := o.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}, Era: era})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
 
 // runTagged runs the scenarios selected by the tag expression tags ("":
 // all) against the target.
@@ -44,7 +60,18 @@ func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 // scenario must pass. make test runs it with the race detector; the fs
 // cells are TestReferencePassesCoreAndIntentFS.
 func TestReferencePassesCoreAndIntent(t *testing.T) {
+	t.Parallel()
 	checkReferenceCell(t, targetspec.Spec{Transport: "http", Storage: "memory"})
+}
+
+// In the 2026 era, without MCP sessions, every scenario that applies
+// passes too; the 2025 era's own scenarios are not applicable, naming
+// why, and the 2026 era's own ones run. (make test runs the HTTP memory
+// cell here with the race detector; the fs cell is in
+// TestReferencePassesCoreAndIntentFS.)
+func TestReferencePassesCoreAndIntentIn2026(t *testing.T) {
+	t.Parallel()
+	checkReferenceCellIn(t, targetspec.Spec{Transport: "http", Storage: "memory"}, target.Era2026)
 }
 
 // TestReferencePassesCoreAndIntentFS holds the fs cells, over HTTP and over
@@ -65,14 +92,30 @@ func TestReferencePassesCoreAndIntentFS(t *testing.T) {
 			checkReferenceCell(t, targetspec.Spec{Transport: transport, Storage: "fs"})
 		})
 	}
+	t.Run("http in 2026", func(t *testing.T) {
+		t.Parallel()
+		checkReferenceCellIn(t, targetspec.Spec{Transport: "http", Storage: "fs"}, target.Era2026)
+	})
 }
 
 // checkReferenceCell runs every scenario against one cell, its server's
 // Observatory on: every @core and @intent scenario must pass, through the sidecar, whose counts must
 // equal the harness's.
 func checkReferenceCell(t *testing.T, cell targetspec.Spec) {
+	checkReferenceCellIn(t, cell, target.Era2025)
+}
+
+func checkReferenceCellIn(t *testing.T, cell targetspec.Spec, era target.Era) {
 	cell.Observatory = true // as tbbench conform starts it, so suite F runs too
-	rep := runAgainst(t, cell)
+	rep := runIn(t, cell, era)
+	if rep.Era != string(era) {
+		t.Errorf("report of era %q, want %s", rep.Era, era)
+	}
+	for _, s := range rep.Scenarios {
+		if cell.Transport == "http" && strings.Contains(s.Name, "after DELETE") && (s.Status == conform.NotApplicable) != era.Modern() {
+			t.Errorf("%q in era %s: %s %s", s.Name, era, s.Status, s.Failure)
+		}
+	}
 	requirePass(t, rep)
 	if passed, _, _ := rep.Tally(); passed < 40 {
 		t.Errorf("only %d scenarios passed", passed)

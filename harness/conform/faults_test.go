@@ -192,3 +192,63 @@ func TestSidecarCountFaultsAreCaught(t *testing.T) {
 		})
 	}
 }
+
+// eraFaultSuites are the suites that must catch each 2026-era fault when
+// the run speaks that era.
+var eraFaultSuites = map[brokenserver.Fault]string{
+	brokenserver.None:                   "@transport,@gating",
+	brokenserver.NoResultType:           "@gating",
+	brokenserver.HeaderMismatchAccepted: "@transport",
+	brokenserver.ContextLeak:            "@gating",
+}
+
+// TestEraFaultsAreCaught runs, in the 2026 era, the suites that must catch
+// each of that era's faults through a proxy that injects it: every one is
+// caught, and the proxy without a fault passes.
+func TestEraFaultsAreCaught(t *testing.T) {
+	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ref.Close() })
+	for _, fault := range append([]brokenserver.Fault{brokenserver.None}, brokenserver.EraFaults...) {
+		name := string(fault)
+		if fault == brokenserver.None {
+			name = "no-fault"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(proxy)
+			defer srv.Close()
+			tags, ok := eraFaultSuites[fault]
+			if !ok {
+				t.Fatalf("fault %s has no suite that must catch it", fault)
+			}
+			tg, err := targetspec.Spec{URL: srv.URL + "/mcp"}.Open(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"},
+				Tags: tags, Era: target.Era2026})
+			if err != nil {
+				t.Fatal(err)
+			}
+			caught := caughtBy(rep)
+			if fault == brokenserver.None {
+				if len(caught) > 0 {
+					t.Fatalf("the proxy without a fault fails scenarios in 2026-07-28:\n%s", strings.Join(caught, "\n"))
+				}
+				return
+			}
+			if len(caught) == 0 || rep.RequiredPassed() {
+				t.Fatalf("fault %s was not caught in 2026-07-28", fault)
+			}
+			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,11 @@ func seconds(ms float64) string { return junit.Seconds(ms) }
 // JUnit renders the results as JUnit XML: one testsuite per feature file,
 // one testcase per scenario, named "@level @suite name".
 func (r Report) JUnit() ([]byte, error) {
+	return junit.Marshal("tbbench conform "+r.RunID, r.FinishedAt.Sub(r.StartedAt).Seconds(), r.suites())
+}
+
+// suites are the report's JUnit test suites.
+func (r Report) suites() []junit.Suite {
 	var suites []junit.Suite
 	index := map[string]int{}
 	for _, s := range r.Scenarios {
@@ -70,7 +76,41 @@ func (r Report) JUnit() ([]byte, error) {
 			suites[i].Time = seconds(ms)
 		}
 	}
-	return junit.Marshal("tbbench conform "+r.RunID, r.FinishedAt.Sub(r.StartedAt).Seconds(), suites)
+	return suites
+}
+
+// WriteEras writes, in dir, the junit.xml and conformance.md of one run in
+// several MCP wire eras: each era's test suites, named after the era, and
+// each era's report under a heading of its own.
+func WriteEras(dir, runID string, reps []Report) error {
+	var suites []junit.Suite
+	var md strings.Builder
+	secs := 0.0
+	fmt.Fprintf(&md, "# Conformance in %d MCP wire eras\n\n", len(reps))
+	for _, r := range reps {
+		for _, s := range r.suites() {
+			s.Name = r.Era + " " + s.Name
+			suites = append(suites, s)
+		}
+		secs += r.FinishedAt.Sub(r.StartedAt).Seconds()
+		fmt.Fprintf(&md, "- era %s: %s (era-%s/)\n", r.Era, r.Totals(), r.Era)
+	}
+	for _, r := range reps {
+		fmt.Fprintf(&md, "\n---\n\n## Era %s\n\n%s", r.Era, r.Markdown())
+	}
+	b, err := junit.Marshal("tbbench conform "+runID, secs, suites)
+	if err != nil {
+		return err
+	}
+	return errors.Join(os.WriteFile(filepath.Join(dir, "junit.xml"), b, 0o644),
+		os.WriteFile(filepath.Join(dir, "conformance.md"), []byte(md.String()), 0o644))
+}
+
+// Plus adds the counts of other to t.
+func (t Totals) Plus(other Totals) Totals {
+	return Totals{Passed: t.Passed + other.Passed, Failed: t.Failed + other.Failed, Informational: t.Informational + other.Informational,
+		QuirkPresent: t.QuirkPresent + other.QuirkPresent, QuirkAbsent: t.QuirkAbsent + other.QuirkAbsent,
+		NotApplicable: t.NotApplicable + other.NotApplicable}
 }
 
 // WriteJUnit writes junit.xml in dir.

@@ -35,14 +35,16 @@ type ScenarioResult struct {
 
 // Report is the outcome of a run.
 type Report struct {
-	RunID      string                   `json:"runId"`
-	StartedAt  time.Time                `json:"startedAt"`
-	FinishedAt time.Time                `json:"finishedAt"`
-	Target     TargetInfo               `json:"target"`
-	Required   []string                 `json:"requiredLevels"`
-	Scenarios  []ScenarioResult         `json:"scenarios"`
-	Levels     []scorecards.LevelResult `json:"levels"`
-	Nonce      string                   `json:"nonce"`
+	RunID      string     `json:"runId"`
+	StartedAt  time.Time  `json:"startedAt"`
+	FinishedAt time.Time  `json:"finishedAt"`
+	Target     TargetInfo `json:"target"`
+	// Era is the MCP wire era the scenarios spoke.
+	Era       string                   `json:"era,omitempty"`
+	Required  []string                 `json:"requiredLevels"`
+	Scenarios []ScenarioResult         `json:"scenarios"`
+	Levels    []scorecards.LevelResult `json:"levels"`
+	Nonce     string                   `json:"nonce"`
 	// Counts are the requests the harness sent, by method and by
 	// tool/operation.
 	Counts transcript.Counts `json:"counts"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -44,6 +45,10 @@ type Options struct {
 	Nonce string
 	// Profile is the target's family; nil detects it from tools/list.
 	Profile profile.Profile
+	// Era is the MCP wire era the scenarios speak (default 2025-11-25).
+	// Against a target that does not speak it, Run returns an error
+	// wrapping target.ErrEraNotSpoken.
+	Era target.Era
 }
 
 // Proxied is a target behind the sidecar (sidecarfront.Front, or a
@@ -103,6 +108,19 @@ const (
 	ObservatoryTag = "@observatory-api"
 )
 
+// Era tags: scenarios that check what one MCP wire era has and the other
+// has not. A scenario without one runs in both.
+const (
+	// Era2025Tag marks scenarios of the MCP session itself (Mcp-Session-Id,
+	// DELETE, 404 for an ended session, server-initiated requests on a
+	// held-open stream): 2025-11-25 only.
+	Era2025Tag = "@era-2025"
+	// Era2026Tag marks scenarios of the stateless era (contexts, multi
+	// round-trip requests, server/discover, resultType, the header rules):
+	// 2026-07-28 only.
+	Era2026Tag = "@era-2026"
+)
+
 // Family tags: which families of servers a scenario is written for. A
 // scenario without one is the gateway family's (thoughtbox_gateway, stage
 // gating: the reference server and Thoughtbox 1.2.x); the others run it as
@@ -124,6 +142,7 @@ func familyTag(p profile.Profile) string { return "@" + p.Name() }
 var capabilityTags = func() map[string]bool {
 	m := map[string]bool{HTTPOnlyTag: true, SharedStateTag: true, ProxyTag: true, RestartTag: true, KillTag: true,
 		DataDirTag: true, SecondProcessTag: true, ExportDirTag: true, ServerEnvTag: true, OwnServerTag: true, ObservatoryTag: true,
+		Era2025Tag: true, Era2026Tag: true,
 		EveryFamilyTag: true}
 	for _, n := range profile.Names() {
 		m["@"+n] = true
@@ -168,13 +187,17 @@ func exclusive(tags []string) bool {
 
 // notApplicable says why a scenario with these tags can not run against
 // the target ("" when it can).
-func notApplicable(tags []string, tg target.Target, stdio, proxied bool) string {
+func notApplicable(tags []string, tg target.Target, stdio, proxied bool, era target.Era) string {
 	info := tg.Info()
 	volatile := info.Storage == "memory"
 	for _, t := range tags {
 		_, restarts := target.As[target.Restarter](tg)
 		_, siblings := target.As[target.Sibling](tg)
 		switch {
+		case t == Era2025Tag && era.Modern():
+			return "checks the MCP session of " + string(target.Era2025) + " (its id, DELETE, server-initiated requests), which " + string(era) + " does not have"
+		case t == Era2026Tag && !era.Modern():
+			return "checks what " + string(target.Era2026) + " has (contexts, multi round-trip requests, server/discover, its headers and result fields); the run speaks " + string(target.Era2025)
 		case t == ProxyTag && !proxied:
 			return "compares the target with and without the sidecar; the run talks to the target directly"
 		case t == HTTPOnlyTag && stdio:
@@ -233,7 +256,16 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	info := o.Target.Info()
 	rep := Report{RunID: filepath.Base(o.OutDir), StartedAt: time.Now().UTC(), Required: o.Required, Nonce: o.Nonce,
 		Target: TargetInfo{Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage}}
-	env := &steps.Env{Target: o.Target, Nonce: o.Nonce}
+	o.Era = o.Era.OrDefault()
+	rep.Era = string(o.Era)
+	// The sidecar in front of the target may have served runs before this
+	// one (another era, a repeat): this run's counts are what it counted
+	// from now on.
+	var before sidecar.Counts
+	if front, ok := o.Target.(Proxied); ok {
+		before = front.Counts()
+	}
+	env := &steps.Env{Target: o.Target, Nonce: o.Nonce, Era: o.Era}
 	prof, tools, err := handshake(ctx, o, &rep, env)
 	if err != nil {
 		return rep, err
@@ -276,7 +308,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				res.Level, res.Suite = classify(tags)
 				why := notForFamily(tags, prof)
 				if why == "" {
-					why = notApplicable(tags, o.Target, stdio, proxied)
+					why = notApplicable(tags, o.Target, stdio, proxied, o.Era)
 				}
 				if why != "" {
 					res.Status, res.Failure = NotApplicable, why
@@ -369,7 +401,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
 	if proxied {
-		rep.Observability = CompareCounts(rep.Counts, front.Counts(), tools)
+		rep.Observability = CompareCounts(rep.Counts, front.Counts().Minus(before), tools)
 	}
 	if _, err := rep.WriteJUnit(o.OutDir); err != nil {
 		return rep, err
@@ -391,7 +423,10 @@ func handshake(ctx context.Context, o Options, rep *Report, env *steps.Env) (pro
 	}()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c, err := target.Connect(ctx, o.Target, rec, target.ConnOptions{})
+	c, err := target.Connect(ctx, o.Target, rec, target.ConnOptions{Era: o.Era})
+	if errors.Is(err, target.ErrEraNotSpoken) {
+		return nil, nil, err
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}

@@ -40,18 +40,32 @@ func registerExactness(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^the file at exportPath holds the closed session's export$`, w.fileHoldsClosed)
 }
 
-// postExactly POSTs a ping whose body is exactly n bytes long.
+// postExactly POSTs a tools/list (a method of both eras) whose body, as the
+// connection sends it (with the 2026 era's _meta), is exactly n bytes long.
 func (w *World) postExactly(n int) error {
-	h, err := w.mySession()
+	c, err := w.conn()
 	if err != nil {
 		return err
 	}
-	const head, tail = `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"`, `"}}`
-	pad := n - len(head) - len(tail)
-	if pad < 0 {
-		return fmt.Errorf("a ping can not be %d bytes long", n)
+	body := func(pad int) string {
+		return `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", pad) + `"}}`
 	}
-	return w.raw("POST", "", h, head+strings.Repeat("x", pad)+tail)
+	_, framed, err := c.RawMessage(body(0))
+	if err != nil {
+		return err
+	}
+	pad := n - len(framed)
+	if pad < 0 {
+		return fmt.Errorf("a tools/list can not be %d bytes long", n)
+	}
+	h, framed, err := c.RawMessage(body(pad))
+	if err != nil {
+		return err
+	}
+	if len(framed) != n {
+		return fmt.Errorf("the body is %d bytes, not %d", len(framed), n)
+	}
+	return w.raw("POST", "", h, framed)
 }
 
 // httpRPCResult checks that the last raw HTTP answer is a JSON-RPC result,

@@ -24,7 +24,7 @@ func (w *World) raw(method, path string, header map[string]string, body string) 
 }
 
 // mySession returns the MCP session id and protocol version headers of the
-// current session.
+// current session (2025 era).
 func (w *World) mySession() (map[string]string, error) {
 	c, err := w.conn()
 	if err != nil {
@@ -36,6 +36,20 @@ func (w *World) mySession() (map[string]string, error) {
 	return map[string]string{"Mcp-Session-Id": c.SessionID(), "Mcp-Protocol-Version": target.ProtocolVersion}, nil
 }
 
+// postAsMine POSTs body as a message of the current connection: in its
+// MCP session (2025 era), or declaring the 2026 era in _meta and headers.
+func (w *World) postAsMine(body string) error {
+	c, err := w.conn()
+	if err != nil {
+		return err
+	}
+	h, body, err := c.RawMessage(body)
+	if err != nil {
+		return err
+	}
+	return w.raw("POST", "", h, body)
+}
+
 func (w *World) get(path string) error { return w.raw("GET", path, nil, "") }
 
 func (w *World) postNoSession(doc *godog.DocString) error {
@@ -43,11 +57,7 @@ func (w *World) postNoSession(doc *godog.DocString) error {
 }
 
 func (w *World) postInSession(doc *godog.DocString) error {
-	h, err := w.mySession()
-	if err != nil {
-		return err
-	}
-	return w.raw("POST", "", h, w.expand(doc.Content))
+	return w.postAsMine(w.expand(doc.Content))
 }
 
 func (w *World) postWithSessionID(id string, doc *godog.DocString) error {
@@ -62,13 +72,9 @@ func (w *World) deleteMySession() error {
 	return w.raw("DELETE", "", h, "")
 }
 
+// postMiB POSTs a tools/list (a method of both eras) padded to n MiB.
 func (w *World) postMiB(n int) error {
-	h, err := w.mySession()
-	if err != nil {
-		return err
-	}
-	body := `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("x", n<<20) + `"}}`
-	return w.raw("POST", "", h, body)
+	return w.postAsMine(`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", n<<20) + `"}}`)
 }
 
 func (w *World) postInitWithHeader(name, value string) error {

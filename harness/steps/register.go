@@ -12,6 +12,7 @@ func Register(sc *godog.ScenarioContext, w *World) {
 	registerSessionOps(sc, w)
 	registerEvents(sc, w)
 	registerObservatory(sc, w)
+	registerEraSteps(sc, w)
 
 	// MCP sessions and stages.
 	sc.Given(`^a fresh MCP session$`, w.freshSession)

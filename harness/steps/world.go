@@ -33,6 +33,8 @@ type Env struct {
 	Nonce string
 	// CallTimeout bounds one call (default 20 s).
 	CallTimeout time.Duration
+	// Era is the MCP wire era every connection speaks (default 2025-11-25).
+	Era target.Era
 
 	mu     sync.Mutex
 	counts transcript.Counts
@@ -67,21 +69,23 @@ type World struct {
 	lacks   *profile.LacksError // what the family lacks that a step needed
 	full    bool                // every thought asks for the full answer ("verbose")
 
-	last      target.ToolResult
-	lastOp    string
-	lastHTTP  target.HTTPResponse
-	numbers   []int
-	counter   int
-	golden    *fixtures.Result
-	tools     json.RawMessage
-	resource  string
-	elapsed   time.Duration
-	plays     [2][]fixtures.Answer
-	httpPairs [][2]target.HTTPResponse
-	vars      fixtures.Bindings
-	export    []byte
-	sessions  map[string]string
-	surface   surfaceState // resources, prompts, completion (surface_steps.go)
+	last     target.ToolResult
+	lastOp   string
+	lastHTTP target.HTTPResponse
+	// lastResult is the result of the last request a step sent itself.
+	lastResult json.RawMessage
+	numbers    []int
+	counter    int
+	golden     *fixtures.Result
+	tools      json.RawMessage
+	resource   string
+	elapsed    time.Duration
+	plays      [2][]fixtures.Answer
+	httpPairs  [][2]target.HTTPResponse
+	vars       fixtures.Bindings
+	export     []byte
+	sessions   map[string]string
+	surface    surfaceState // resources, prompts, completion (surface_steps.go)
 
 	// Durability (durability_steps.go).
 	acks    []ack             // every thought the server acknowledged
@@ -181,6 +185,9 @@ func (w *World) connectTo(tg target.Target, name string, o target.ConnOptions) e
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.timeout())
 	defer cancel()
+	if o.Era == "" {
+		o.Era = w.env.Era
+	}
 	c, err := target.Connect(ctx, tg, w.rec, o)
 	if err != nil {
 		return fmt.Errorf("opening MCP session %q: %w", name, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -34,6 +35,25 @@ type Conn struct {
 	quirks atomic.Pointer[[]string]
 	// notReady counts the gateway's "not ready" answers retried.
 	notReady atomic.Int64
+
+	era  Era
+	opts ConnOptions
+	caps mcp.ClientCapabilities
+	// contextID is the 2026-era context the last thoughtbox_gateway answer
+	// named, carried into the calls after it ("" before one).
+	contextID atomic.Pointer[string]
+}
+
+// Era returns the MCP wire era the connection speaks.
+func (c *Conn) Era() Era { return c.era }
+
+// ContextID returns the 2026-era context the connection carries ("" for
+// none, and always in the 2025 era, where the MCP session is the context).
+func (c *Conn) ContextID() string {
+	if p := c.contextID.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // RPCError is a JSON-RPC error answer.
@@ -57,14 +77,30 @@ func (c *Conn) Recorder() *transcript.Recorder { return c.rec }
 // error answer is returned as *RPCError.
 func (c *Conn) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
-	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
+	resp, err := c.tr.SendRequest(ctx, c.frame(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}))
 	if err != nil {
 		return nil, err
 	}
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
 	}
+	c.checkResultType(method, resp.Result)
 	return resp.Result, nil
+}
+
+// checkResultType records a defect when a 2026-era result has no
+// resultType, which that era puts on every result.
+func (c *Conn) checkResultType(method string, result json.RawMessage) {
+	if !c.era.Modern() {
+		return
+	}
+	var r struct {
+		ResultType *string `json:"resultType"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.ResultType == nil || *r.ResultType == "" {
+		c.rec.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Defect, Method: method,
+			Text: "a " + string(c.era) + " result of " + method + " has no resultType"})
+	}
 }
 
 // Block is one content block of a tool result. Blocks of types the harness
@@ -204,20 +240,98 @@ func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcri
 	return out, infos, failed
 }
 
-// CallTool calls a tool and decodes its result.
+// CallTool calls a tool and decodes its result. In the 2026 era a call the
+// server answers with input_required is answered and sent again, every
+// round trip recorded, until it finishes; and a thoughtbox_gateway call
+// that names no context runs in the one the connection carries.
 func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolResult, error) {
-	id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
-	resp, res, err := c.calls.call(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "tools/call",
-		Params: map[string]any{"name": name, "arguments": arguments}})
-	switch {
-	case err != nil:
-		return ToolResult{}, err
-	case resp.Error != nil:
-		return ToolResult{}, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
-	case res != nil:
-		return res.result, res.err
+	params := map[string]any{"name": name, "arguments": arguments}
+	if c.era.Modern() && name == GatewayTool {
+		params["arguments"] = c.inContext(arguments)
 	}
-	return ParseToolResult(resp.Result)
+	for round := 0; ; round++ {
+		id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
+		resp, res, err := c.calls.call(ctx, c.frame(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "tools/call", Params: params}))
+		switch {
+		case err != nil:
+			return ToolResult{}, err
+		case resp.Error != nil:
+			return ToolResult{}, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
+		}
+		if c.era.Modern() {
+			c.checkResultType("tools/call", resp.Result)
+			var more inputRequired
+			if json.Unmarshal(resp.Result, &more) == nil && more.ResultType == string(mcp.ResultTypeInputRequired) {
+				if round >= maxInputRounds {
+					return ToolResult{}, fmt.Errorf("tools/call %s: still input_required after %d round trips", name, round+1)
+				}
+				answers, err := c.answerInputs(ctx, more.InputRequests)
+				if err != nil {
+					return ToolResult{}, fmt.Errorf("tools/call %s: %w", name, err)
+				}
+				params = maps.Clone(params)
+				params["inputResponses"] = answers
+				params["requestState"] = more.RequestState
+				continue
+			}
+			if name == GatewayTool {
+				c.noteContext(resp.Result)
+			}
+		}
+		if res != nil {
+			return res.result, res.err
+		}
+		return ParseToolResult(resp.Result)
+	}
+}
+
+// GatewayTool is the gateway family's one tool.
+const GatewayTool = "thoughtbox_gateway"
+
+// maxInputRounds bounds the round trips of one multi round-trip request.
+const maxInputRounds = 8
+
+// inContext returns gateway arguments with the connection's context added,
+// unless they name one (or are not an object) or there is none yet.
+func (c *Conn) inContext(arguments any) any {
+	id := c.ContextID()
+	if id == "" {
+		return arguments
+	}
+	switch a := arguments.(type) {
+	case map[string]any:
+		if _, named := a["contextId"]; named {
+			return a
+		}
+		b := maps.Clone(a)
+		b["contextId"] = id
+		return b
+	case json.RawMessage:
+		var m map[string]json.RawMessage
+		if json.Unmarshal(a, &m) != nil || m == nil {
+			return a
+		}
+		if _, named := m["contextId"]; named {
+			return a
+		}
+		m["contextId"], _ = json.Marshal(id)
+		return m
+	}
+	return arguments
+}
+
+// noteContext keeps the context a gateway answer names (its
+// structuredContent's contextId), so that the calls after it run there.
+func (c *Conn) noteContext(result json.RawMessage) {
+	var r struct {
+		StructuredContent struct {
+			ContextID string `json:"contextId"`
+		} `json:"structuredContent"`
+	}
+	if json.Unmarshal(result, &r) == nil && r.StructuredContent.ContextID != "" {
+		id := r.StructuredContent.ContextID
+		c.contextID.Store(&id)
+	}
 }
 
 // ListTools lists the server's tools (one page): their names in the
@@ -268,7 +382,7 @@ func (c *Conn) Gateway(ctx context.Context, op string, args any) (ToolResult, er
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		res, err := c.CallTool(ctx, "thoughtbox_gateway", arguments)
+		res, err := c.CallTool(ctx, GatewayTool, arguments)
 		if err != nil || !res.IsError || !strings.Contains(res.Text(), notReady) || time.Now().After(deadline) {
 			return res, err
 		}

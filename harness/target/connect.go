@@ -48,9 +48,28 @@ type ConnOptions struct {
 	// the server): its traffic is left out of the counts compared with the
 	// sidecar's.
 	Bypass bool
+	// Era is the MCP wire era the connection speaks (default 2025-11-25).
+	// In the 2026 era there is no session: Connect asks server/discover,
+	// every request declares the era, multi round-trip requests are
+	// answered as the server's own requests are in 2025, and the context a
+	// thoughtbox_gateway answer names is carried into the calls after it.
+	Era Era
 }
 
-type sampler struct{ rec *transcript.Recorder }
+// samplerFor is the sampling handler of a mode (nil for NoSampling).
+func samplerFor(mode Sampling) client.SamplingHandler {
+	switch mode {
+	case AnswerSampling:
+		return sampler{}
+	case RefuseSampling:
+		return refuser{}
+	case StallSampling:
+		return staller{}
+	}
+	return nil
+}
+
+type sampler struct{}
 
 func (s sampler) CreateMessage(_ context.Context, _ mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	return &mcp.CreateMessageResult{SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant,
@@ -82,22 +101,19 @@ func (r roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsR
 // Connect opens a new, initialized MCP session with t recorded in rec: a
 // new HTTP session, or, over stdio, a new child process.
 func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOptions) (*Conn, error) {
-	// Server-initiated requests reach an HTTP client on the GET stream.
-	listen := o.Sampling != NoSampling || o.Roots != nil
+	era := o.Era.OrDefault()
+	// Server-initiated requests reach a 2025-era HTTP client on the GET
+	// stream; the 2026 era has none.
+	listen := (o.Sampling != NoSampling || o.Roots != nil) && !era.Modern()
 	inner, err := t.Dial(ctx, rec, DialOptions{Listen: listen, Direct: o.Direct})
 	if err != nil {
 		return nil, err
 	}
 	_, decorated := t.(Wrapper)
 	rt := record(inner, rec, (o.Direct && decorated) || o.Bypass)
-	opts := []client.ClientOption{client.WithProtocolVersion(ProtocolVersion)}
-	switch o.Sampling {
-	case AnswerSampling:
-		opts = append(opts, client.WithSamplingHandler(sampler{rec}))
-	case RefuseSampling:
-		opts = append(opts, client.WithSamplingHandler(refuser{}))
-	case StallSampling:
-		opts = append(opts, client.WithSamplingHandler(staller{}))
+	opts := []client.ClientOption{client.WithProtocolVersion(string(era))}
+	if h := samplerFor(o.Sampling); h != nil {
+		opts = append(opts, client.WithSamplingHandler(h))
 	}
 	if o.Roots != nil {
 		opts = append(opts, client.WithRootsHandler(roots(o.Roots)))
@@ -108,14 +124,20 @@ func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOpti
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = ProtocolVersion
-	req.Params.ClientInfo = mcp.Implementation{Name: "tbbench", Version: "0.1.0"}
+	req.Params.ProtocolVersion = string(era)
+	req.Params.ClientInfo = clientInfo
 	init, err := c.Initialize(ctx, req)
 	if err != nil {
 		c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	conn := &Conn{client: c, tr: rt, calls: recordingOf(rt), rec: rec, init: init}
+	if era.Modern() && init.ProtocolVersion != string(era) {
+		// mcp-go's client falls back to initialize when server/discover
+		// fails: the target speaks the 2025 era only.
+		c.Close()
+		return nil, fmt.Errorf("%w: asked for %s, the target answered %s", ErrEraNotSpoken, era, init.ProtocolVersion)
+	}
+	conn := &Conn{client: c, tr: rt, calls: recordingOf(rt), rec: rec, init: init, era: era, opts: o, caps: capabilitiesOf(o)}
 	// Like MCP clients at start-up, list the tools; a stdio sidecar learns
 	// the tool and operation names it may use as labels from this answer.
 	if _, err := conn.Request(ctx, "tools/list", map[string]any{}); err != nil {

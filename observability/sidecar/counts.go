@@ -58,6 +58,30 @@ func (c Counts) Total() int64 {
 	return n
 }
 
+// Minus returns what c counted beyond earlier, an earlier snapshot of the
+// same proxy, as a new snapshot (keys whose difference is zero left out);
+// neither is changed. It takes one run's share of a proxy that served
+// several.
+func (c Counts) Minus(earlier Counts) Counts {
+	d := newCounts()
+	for k, v := range c.Requests {
+		if n := v - earlier.Requests[k]; n != 0 {
+			d.Requests[k] = n
+		}
+	}
+	for k, v := range c.ToolCalls {
+		if n := v - earlier.ToolCalls[k]; n != 0 {
+			d.ToolCalls[k] = n
+		}
+	}
+	for k, v := range c.Notifications {
+		if n := v - earlier.Notifications[k]; n != 0 {
+			d.Notifications[k] = n
+		}
+	}
+	return d
+}
+
 // Plus returns the sum of c and other as a new snapshot; neither is
 // changed. It adds up the counts of several proxies, such as one stdio
 // proxy per session.

@@ -161,8 +161,12 @@ func unknownContext(id string) reply.Reply {
 	})
 }
 
-// mintsContext reports whether op answers with a contextId.
-func mintsContext(op string) bool { return op == "start_new" || op == "load_context" }
+// mintsContext reports whether op answers with a contextId: start_new and
+// load_context, and bind_root, whose binding would otherwise be lost with
+// the fresh context of a call that names none.
+func mintsContext(op string) bool {
+	return op == "start_new" || op == "load_context" || op == "bind_root"
+}
 
 // contextCall runs a thoughtbox_gateway call of the 2026 era: in the context
 // its contextId names, or in a fresh one at stage entry. start_new and
@@ -216,7 +220,7 @@ func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledge
 		if err := s.contexts.save(id, st); err != nil {
 			s.log.Error("storing a context failed", "context", id, "err", err)
 		}
-	case !r.IsError && mintsContext(op) && st.Stage > gateway.Entry:
+	case !r.IsError && mintsContext(op) && (st.Stage > gateway.Entry || op == "bind_root"):
 		id = newContextID()
 		if err := s.contexts.save(id, st); err != nil {
 			return reply.Error("the new context could not be stored: " + err.Error()), ""

@@ -54,6 +54,7 @@ type Proxy struct {
 	words    rewording
 	dataDir  string // the server's data directory, for TornWrites
 	exact    exactState
+	era      eraState
 }
 
 type ctxKey struct{}
@@ -106,7 +107,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p.refuseBody(w, body) {
 			return
 		}
-		body = p.rewriteRequest(body)
+		body = p.leakContext(p.rewriteRequest(body))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		var msg struct {
@@ -120,6 +121,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 					Args      map[string]any `json:"args"`
 				} `json:"arguments"`
 			} `json:"params"`
+		}
+		if json.Unmarshal(body, &msg) == nil {
+			p.mendHeaders(r, msg.Method, msg.Params.Name)
 		}
 		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
 			c := call{Tool: msg.Params.Name, Operation: msg.Params.Arguments.Operation, Args: msg.Params.Arguments.Args,
@@ -165,6 +169,7 @@ func (p *Proxy) modify(resp *http.Response) error {
 	var env map[string]any
 	if json.Unmarshal(body, &env) == nil {
 		if res, ok := env["result"].(map[string]any); ok {
+			p.eraResult(res)
 			p.result(c, res)
 		}
 		body, _ = json.Marshal(env)

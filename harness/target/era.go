@@ -1,0 +1,204 @@
+package target
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Era is an MCP wire era, named by the revision the harness speaks in it:
+// 2025-11-25 (MCP sessions, initialize) or 2026-07-28 (no sessions; each
+// request declares its protocol version, client and capabilities in its
+// _meta, and over HTTP mirrors its method and name in headers).
+type Era string
+
+// The eras the harness speaks.
+const (
+	Era2025 Era = mcp.ProtocolVersion20251125
+	Era2026 Era = mcp.ProtocolVersion20260728
+)
+
+// Eras are every era the harness speaks, oldest first.
+var Eras = []Era{Era2025, Era2026}
+
+// Modern reports whether e is the stateless era (2026-07-28 or later).
+func (e Era) Modern() bool { return mcp.IsModernProtocol(string(e)) }
+
+// OrDefault returns e, or the 2025 era for the zero Era.
+func (e Era) OrDefault() Era {
+	if e == "" {
+		return Era2025
+	}
+	return e
+}
+
+// ParseEras reads an --era value: one era, or "both" (also "all"). An
+// empty value is nil: every era the target speaks.
+func ParseEras(s string) ([]Era, error) {
+	switch strings.TrimSpace(s) {
+	case "":
+		return nil, nil
+	case "both", "all":
+		return append([]Era(nil), Eras...), nil
+	}
+	for _, e := range Eras {
+		if string(e) == s {
+			return []Era{e}, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown era %q: one of %s, %s or both", s, Era2025, Era2026)
+}
+
+// ErrEraNotSpoken is Connect's error when the target does not speak the
+// era asked for (a 2025-only server answers a 2026 request as a legacy
+// one, or refuses it).
+var ErrEraNotSpoken = fmt.Errorf("the target does not speak this MCP era")
+
+// clientInfo is who the harness says it is.
+var clientInfo = mcp.Implementation{Name: "tbbench", Version: "0.1.0"}
+
+// frame gives a request of a 2026-era connection what that era asks of it:
+// the protocol version, client info and capabilities in params._meta
+// (keys the caller set there win), and the Mcp-Protocol-Version,
+// Mcp-Method and Mcp-Name headers (the stdio transport ignores headers). A
+// 2025-era request is returned as it is.
+func (c *Conn) frame(req transport.JSONRPCRequest) transport.JSONRPCRequest {
+	if !c.era.Modern() {
+		return req
+	}
+	meta := map[string]any{mcp.MetaKeyProtocolVersion: string(c.era), mcp.MetaKeyClientInfo: clientInfo,
+		mcp.MetaKeyClientCapabilities: c.caps}
+	switch p := req.Params.(type) {
+	case map[string]any:
+		if m, ok := p["_meta"].(map[string]any); ok {
+			maps.Copy(meta, m)
+		}
+		q := make(map[string]any, len(p)+1)
+		maps.Copy(q, p)
+		q["_meta"] = meta
+		req.Params = q
+	default:
+		fields := map[string]json.RawMessage{}
+		if p != nil {
+			b, err := json.Marshal(p)
+			if err != nil || json.Unmarshal(b, &fields) != nil {
+				return req // not an object: sent as it is, for the server to refuse
+			}
+		}
+		var m map[string]any
+		if raw, ok := fields["_meta"]; ok && json.Unmarshal(raw, &m) == nil {
+			maps.Copy(meta, m)
+		}
+		fields["_meta"], _ = json.Marshal(meta)
+		req.Params = fields
+	}
+	raw, _ := json.Marshal(req.Params)
+	h := http.Header{}
+	maps.Copy(h, req.Header)
+	h.Set(mcp.HeaderProtocolVersion, string(c.era))
+	for k, v := range mcp.StandardHeaders(string(c.era), mcp.MCPMethod(req.Method), raw) {
+		h.Set(k, v)
+	}
+	req.Header = h
+	return req
+}
+
+// capabilitiesOf are the client capabilities a connection declares.
+func capabilitiesOf(o ConnOptions) mcp.ClientCapabilities {
+	var caps mcp.ClientCapabilities
+	if o.Sampling != NoSampling {
+		caps.Sampling = &mcp.SamplingCapability{}
+	}
+	if o.Roots != nil {
+		caps.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{}
+	}
+	return caps
+}
+
+// inputRequired is the part of a 2026-era result that asks the client for
+// input before the call can finish (a multi round-trip request, SEP-2322).
+type inputRequired struct {
+	ResultType    string                     `json:"resultType"`
+	InputRequests map[string]json.RawMessage `json:"inputRequests"`
+	RequestState  string                     `json:"requestState"`
+}
+
+// answerInputs fulfils a multi round-trip request's inputRequests as the
+// connection's options say (the same answers the 2025 era gives to the
+// server's own requests) and returns the inputResponses.
+func (c *Conn) answerInputs(ctx context.Context, requests map[string]json.RawMessage) (map[string]any, error) {
+	out := make(map[string]any, len(requests))
+	for key, raw := range requests {
+		var r struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("input request %q: %w", key, err)
+		}
+		switch mcp.MCPMethod(r.Method) {
+		case mcp.MethodSamplingCreateMessage:
+			h := samplerFor(c.opts.Sampling)
+			if h == nil {
+				return nil, fmt.Errorf("input request %q asks for sampling, which this connection did not declare", key)
+			}
+			var req mcp.CreateMessageRequest
+			_ = json.Unmarshal(r.Params, &req.CreateMessageParams)
+			res, err := h.CreateMessage(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			out[key] = res
+		case mcp.MethodListRoots:
+			if c.opts.Roots == nil {
+				return nil, fmt.Errorf("input request %q asks for roots, which this connection did not declare", key)
+			}
+			out[key] = mcp.ListRootsResult{Roots: c.opts.Roots}
+		default:
+			return nil, fmt.Errorf("input request %q asks for %s, which the harness cannot answer", key, r.Method)
+		}
+	}
+	return out, nil
+}
+
+// RawMessage returns what a raw HTTP POST of body (one JSON-RPC message)
+// needs to belong to this connection: in the 2025 era its session headers,
+// the body unchanged; in the 2026 era the body with the era's _meta and the
+// headers that mirror it.
+func (c *Conn) RawMessage(body string) (map[string]string, string, error) {
+	if !c.era.Modern() {
+		if c.SessionID() == "" {
+			return nil, "", fmt.Errorf("the connection has no MCP session id (stdio?)")
+		}
+		return map[string]string{"Mcp-Session-Id": c.SessionID(), "Mcp-Protocol-Version": ProtocolVersion}, body, nil
+	}
+	var msg map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(body), &msg); err != nil {
+		return nil, "", fmt.Errorf("the body is not one JSON-RPC message: %w", err)
+	}
+	var method string
+	_ = json.Unmarshal(msg["method"], &method)
+	var params any
+	if p, ok := msg["params"]; ok {
+		params = p
+	}
+	req := c.frame(transport.JSONRPCRequest{Method: method, Params: params})
+	msg["params"], _ = json.Marshal(req.Params)
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return nil, "", err
+	}
+	h := map[string]string{}
+	for k := range req.Header {
+		h[k] = req.Header.Get(k)
+	}
+	return h, string(out), nil
+}
