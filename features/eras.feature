@@ -47,3 +47,30 @@ Feature: The 2026-07-28 era's own rules
       """
     Then the HTTP status is 400
     And the HTTP body is a JSON-RPC error with code -32022
+
+  @intent @durability @second-process @era-2026
+  Scenario: a context started on one server process goes on through another on the same data
+    Given a second server process on the same data
+    And a reasoning session at stage cipher_loaded
+    When I record 2 thoughts
+    And MCP session "B" opens on the second server process in the context of session "default"
+    And session "B" calls "thought" with:
+      """
+      {"thought": "The third step, through another process {{nonce}}", "nextThoughtNeeded": false}
+      """
+    Then the call succeeds
+    And the answer has thoughtNumber 3
+
+  @intent @sessions @own-server @era-2026
+  Scenario: a context idle longer than the session timeout expires, and the error names it
+    Given MCP session "A" opens on a server of its own whose session timeout is "1s"
+    And session "A" calls "start_new" with:
+      """
+      {"newWork": {"project": "expiry-{{nonce}}"}}
+      """
+    And session "A" calls "cipher"
+    Then the call succeeds
+    When 3 seconds pass
+    And session "A" calls "cipher"
+    Then the call fails
+    And the answer names the context of session "A"

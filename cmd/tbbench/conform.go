@@ -175,10 +175,10 @@ Flags:
 		fmt.Fprintf(os.Stderr, "tbbench conform: era %s\n", era)
 		c, card, rep := conformEra(ctx, tg, conform.Options{Target: tg, OutDir: eraDir, Required: required, Concurrency: *concurrency,
 			Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family, Era: era}, *repeat, start, explicit && len(eras) == 1)
-		if rep != nil {
+		if rep != nil && c != exitNotApplicable {
 			reps = append(reps, *rep)
 		}
-		if card != nil {
+		if card != nil && c != exitNotApplicable {
 			card.RunID = filepath.Base(dir) + " era " + string(era)
 			cards = append(cards, *card)
 			detail := "not measured"
@@ -187,7 +187,7 @@ Flags:
 			}
 			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: card.Verdict == scorecards.VerdictPass, Detail: detail})
 		} else if c == exitNotApplicable {
-			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: true, Detail: "not applicable: the target does not speak it"})
+			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: true, Detail: "not applicable: the target does not speak it, or no selected scenario applies in it"})
 		}
 		switch c {
 		case exitNotApplicable:
@@ -201,7 +201,7 @@ Flags:
 		}
 	}
 	if judged == 0 && code == exitPass {
-		fmt.Fprintln(os.Stderr, "tbbench: the target speaks none of the eras asked for: nothing was judged")
+		fmt.Fprintln(os.Stderr, "tbbench: no selected scenario of a required level applies to this target: nothing was judged (in no era asked for: the target speaks none of them, or nothing selected applies in them)")
 		return exitBadInput
 	}
 	if len(eras) > 1 && len(cards) > 0 {
@@ -233,7 +233,7 @@ Flags:
 }
 
 // exitNotApplicable is conformEra's answer for an era the target does not
-// speak (never an exit status).
+// speak, or in which no selected scenario applies (never an exit status).
 const exitNotApplicable = -1
 
 // conformEra runs the scenarios in one era and reports them; it returns the
@@ -319,9 +319,12 @@ func conformEra(ctx context.Context, tg target.Target, o conform.Options, repeat
 		score(card), len(rep.Scenarios), time.Since(start).Seconds(), dir)
 	fmt.Println(t)
 	if judged := judgedRequired(rep); judged == 0 {
-		fmt.Fprintf(os.Stderr, "tbbench: no selected scenario of a required level (%s) applies to this target: nothing was judged\n",
-			strings.Join(required, ","))
-		return exitBadInput, &card, &rep
+		fmt.Fprintf(os.Stderr, "tbbench: no selected scenario of a required level (%s) applies to this target in era %s: nothing was judged\n",
+			strings.Join(required, ","), o.Era)
+		if explicit {
+			return exitBadInput, &card, &rep
+		}
+		return exitNotApplicable, &card, &rep
 	}
 	if card.Verdict != scorecards.VerdictPass || (stab.Runs > 1 && !stab.RequiredPassed) {
 		return exitFail, &card, &rep

@@ -67,6 +67,7 @@ func runLoad(args []string) int {
 		cpuProf   = fs.String("cpuprofile", "", "write this process's CPU profile (client, sidecar, verification) to `file`; "+target.ProfileEnv+"=PREFIX in the environment makes each child server write its own to PREFIX.<pid>.pprof")
 		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
 		baseline  = fs.String("baseline", "", "the `NAME` of the --subject the others are judged against by ratio{vs:baseline} thresholds (default: the first --subject; with --compare-storage, none unless named)")
+		eraFlag   = fs.String("era", "", "MCP wire `era` of the load: 2025-11-25 (default), 2026-07-28, or both (every subject measured in each era, labelled NAME@ERA, in the same interleaved rounds); a --subject's SPEC@ERA names its own")
 		with      multi
 		subjectFl multi
 	)
@@ -202,6 +203,13 @@ Flags:
 	if err := spec.Validate(); err != nil {
 		return bad(err)
 	}
+	eras, err := target.ParseEras(*eraFlag)
+	if err != nil {
+		return bad(fmt.Errorf("--era: %w", err))
+	}
+	if len(eras) == 1 {
+		spec.Era = eras[0]
+	}
 	var subjects []load.Subject
 	runBaseline := *baseline
 	if len(subjectFl) > 0 {
@@ -220,6 +228,12 @@ Flags:
 	}
 	if err != nil {
 		return bad(err)
+	}
+	if len(eras) > 1 {
+		subjects = inEachEra(subjects, eras)
+		if runBaseline != "" && runBaseline != load.CeilingLabel {
+			runBaseline += "@" + string(eras[0]) // the baseline in the first era
+		}
 	}
 	family, err := tf.family()
 	if err != nil {
@@ -375,6 +389,31 @@ func loadSubjects(spec targetspec.Spec, compare string, ceiling, noopOnly bool) 
 		out = append(out, load.Subject{Label: load.CeilingLabel, Open: open(noop)})
 	}
 	return out, nil
+}
+
+// inEachEra measures every subject but the ceiling once per era, labelled
+// LABEL@ERA, in the same rounds: the stateless and the session-based cost
+// of the same server side by side.
+func inEachEra(subjects []load.Subject, eras []target.Era) []load.Subject {
+	var out []load.Subject
+	for _, s := range subjects {
+		if s.Label == load.CeilingLabel {
+			out = append(out, s)
+			continue
+		}
+		for _, era := range eras {
+			open, era := s.Open, era
+			out = append(out, load.Subject{Label: s.Label + "@" + string(era), Profile: s.Profile,
+				Open: func(ctx context.Context) (target.Target, error) {
+					t, err := open(ctx)
+					if err != nil {
+						return nil, err
+					}
+					return target.InEra(t, era), nil
+				}})
+		}
+	}
+	return out
 }
 
 func labels(s []load.Subject) string {

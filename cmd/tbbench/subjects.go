@@ -12,7 +12,7 @@ import (
 )
 
 // subjectSpecs lists the forms of a --subject's SPEC, for messages.
-const subjectSpecs = "embedded:fs, embedded:memory, embedded:sqlite, noop, cmd:COMMAND or url:URL"
+const subjectSpecs = "embedded:fs, embedded:memory, embedded:sqlite, noop, cmd:COMMAND or url:URL, each optionally followed by @ERA (@2025-11-25 or @2026-07-28)"
 
 // subjectName is what a subject's NAME may be: it labels the subject in
 // reports, file names and thresholds (ratio{subject:NAME}).
@@ -38,9 +38,18 @@ func parseSubject(value string, base targetspec.Spec, transportGiven bool) (subj
 	if !subjectName.MatchString(name) {
 		return bad("the name %q must start with a letter or digit and hold only letters, digits, '.', '_' and '-' (at most 64)", name)
 	}
+	var era target.Era
+	if i := strings.LastIndex(spec, "@"); i >= 0 {
+		if eras, err := target.ParseEras(spec[i+1:]); err == nil && len(eras) == 1 {
+			spec, era = spec[:i], eras[0]
+		}
+	}
 	s, err := parseSpec(spec, base, transportGiven)
 	if err != nil {
 		return bad("%v", err)
+	}
+	if era != "" {
+		s.Era = era
 	}
 	if name == load.CeilingLabel && !s.Noop {
 		return bad("the name %q is kept for the no-op server (ceiling=noop)", name)

@@ -43,12 +43,18 @@ func runIn(t *testing.T, o targetspec.Spec, era target.Era) conform.Report {
 // all) against the target.
 func runTagged(t *testing.T, o targetspec.Spec, tags string) conform.Report {
 	t.Helper()
+	return runTaggedIn(t, o, tags, target.Era2025)
+}
+
+// runTaggedIn runs the selected scenarios in one MCP wire era.
+func runTaggedIn(t *testing.T, o targetspec.Spec, tags string, era target.Era) conform.Report {
+	t.Helper()
 	tg, err := o.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: tags})
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: tags, Era: era})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,9 +72,9 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 
 // In the 2026 era, without MCP sessions, every scenario that applies
 // passes too; the 2025 era's own scenarios are not applicable, naming
-// why, and the 2026 era's own ones run. (make test runs the HTTP memory
-// cell here with the race detector; the fs cell is in
-// TestReferencePassesCoreAndIntentFS.)
+// why, and the 2026 era's own ones run. make test runs it without the race
+// detector (the era's harness code is race-tested in harness/target); the
+// fs cell is in TestReferencePassesCoreAndIntentFS.
 func TestReferencePassesCoreAndIntentIn2026(t *testing.T) {
 	t.Parallel()
 	checkReferenceCellIn(t, targetspec.Spec{Transport: "http", Storage: "memory"}, target.Era2026)

@@ -2,12 +2,14 @@ package conform_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
 	"github.com/thoughtbox-bench/tbbench/harness/official"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 )
 
@@ -21,6 +23,23 @@ func seqThinkingEntry(t *testing.T) (node, entry string) {
 	}
 	dir := filepath.Dir(filepath.Dir(filepath.Dir(tools.Node))) // <tools>/node_modules/.bin/node
 	return tools.Node, filepath.Join(dir, "node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js")
+}
+
+// The official sequential-thinking server speaks the 2025 era only: a run
+// in the 2026 era is told so (target.ErrEraNotSpoken, which tbbench conform
+// reports as not applicable), instead of quietly speaking 2025 or failing
+// every scenario.
+func TestSequentialThinkingServerIsNotOf2026(t *testing.T) {
+	node, entry := seqThinkingEntry(t)
+	tg, err := targetspec.Spec{Command: node + " " + entry, Transport: "stdio", Env: []string{"DISABLE_THOUGHT_LOGGING=true"}}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	_, err = conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core"}, Era: target.Era2026})
+	if !errors.Is(err, target.ErrEraNotSpoken) {
+		t.Fatalf("a run in 2026-07-28: %v, want target.ErrEraNotSpoken", err)
+	}
 }
 
 // TestSequentialThinkingServer runs every scenario against the official

@@ -91,12 +91,13 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ref.Close() }) // after the parallel subtests
-	for _, fault := range append([]brokenserver.Fault{brokenserver.None}, brokenserver.All...) {
+	for _, c := range eraCases(append([]brokenserver.Fault{brokenserver.None}, brokenserver.All...)) {
+		fault, era := c.fault, c.era
 		name := string(fault)
 		if fault == brokenserver.None {
 			name = "no-fault"
 		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(string(era)+"/"+name, func(t *testing.T) {
 			// The faults share the server, as a run's scenarios do.
 			t.Parallel()
 			proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
@@ -109,8 +110,8 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 			if !ok && fault != brokenserver.None {
 				t.Fatalf("fault %s has no suite that must catch it", fault)
 			}
-			rep := runTagged(t, targetspec.Spec{URL: srv.URL + "/mcp",
-				ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags)
+			rep := runTaggedIn(t, targetspec.Spec{URL: srv.URL + "/mcp",
+				ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags, era)
 			caught := caughtBy(rep)
 			if fault == brokenserver.None {
 				if len(caught) > 0 {
@@ -119,7 +120,7 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 				return
 			}
 			if len(caught) == 0 || rep.RequiredPassed() {
-				t.Fatalf("fault %s was not caught by any scenario", fault)
+				t.Fatalf("fault %s was not caught by any scenario in %s", fault, era)
 			}
 			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
 		})
@@ -193,13 +194,31 @@ func TestSidecarCountFaultsAreCaught(t *testing.T) {
 	}
 }
 
+// eraCase is one fault in one MCP wire era.
+type eraCase struct {
+	fault brokenserver.Fault
+	era   target.Era
+}
+
+// eraCases are the faults in each era: a wrong server is wrong in both.
+func eraCases(faults []brokenserver.Fault) []eraCase {
+	var out []eraCase
+	for _, era := range target.Eras {
+		for _, f := range faults {
+			out = append(out, eraCase{f, era})
+		}
+	}
+	return out
+}
+
 // eraFaultSuites are the suites that must catch each 2026-era fault when
 // the run speaks that era.
 var eraFaultSuites = map[brokenserver.Fault]string{
-	brokenserver.None:                   "@transport,@gating",
+	brokenserver.None:                   "@transport,@gating,@critique",
 	brokenserver.NoResultType:           "@gating",
 	brokenserver.HeaderMismatchAccepted: "@transport",
 	brokenserver.ContextLeak:            "@gating",
+	brokenserver.CritiqueTwice:          "@critique",
 }
 
 // TestEraFaultsAreCaught runs, in the 2026 era, the suites that must catch

@@ -262,7 +262,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// one (another era, a repeat): this run's counts are what it counted
 	// from now on.
 	var before sidecar.Counts
-	if front, ok := o.Target.(Proxied); ok {
+	if front, ok := target.As[Proxied](o.Target); ok {
 		before = front.Counts()
 	}
 	env := &steps.Env{Target: o.Target, Nonce: o.Nonce, Era: o.Era}
@@ -284,7 +284,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		return filepath.Join(o.OutDir, "transcripts", base+".jsonl")
 	}
 	stdio := o.Target.HTTPBase() == ""
-	front, proxied := o.Target.(Proxied)
+	front, proxied := target.As[Proxied](o.Target)
 	// Scenarios that restart or kill the server hold gate for writing, the
 	// others for reading, so a restart never cuts another scenario short.
 	var gate sync.RWMutex

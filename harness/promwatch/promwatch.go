@@ -161,9 +161,10 @@ func (w *Watcher) Finish(ctx context.Context) ([]scorecards.Check, error) {
 }
 
 // probe opens one MCP session through the sidecar and sends what a healthy
-// load does not: a ping, a call of a tool no server has, and a request for
-// a method no server knows. Only the session and the ping must succeed;
-// the two refusals are what they are meant to be.
+// load does not: a ping (server/discover in the 2026 era, which has no
+// ping), a call of a tool no server has, and a request for a method no
+// server knows. Only the session and the ping must succeed; the two
+// refusals are what they are meant to be.
 func probe(ctx context.Context, t target.Target, rec *transcript.Recorder) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -172,8 +173,8 @@ func probe(ctx context.Context, t target.Target, rec *transcript.Recorder) error
 		return fmt.Errorf("opening a session: %w", err)
 	}
 	defer c.Close()
-	if _, err := c.Request(ctx, "ping", nil); err != nil {
-		return fmt.Errorf("ping: %w", err)
+	if err := c.Ping(ctx); err != nil {
+		return err
 	}
 	_, _ = c.CallTool(ctx, "tbbench_no_such_tool", map[string]any{})
 	if _, err := c.Request(ctx, "tbbench/no-such-method", nil); err == nil {

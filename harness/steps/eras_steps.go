@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 )
@@ -18,6 +19,61 @@ func registerEraSteps(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^the result's "([^"]*)" is "([^"]*)"$`, w.resultFieldIs)
 	sc.Step(`^the result's "([^"]*)" lists "([^"]*)"$`, w.resultFieldLists)
 	sc.Step(`^the result has a number "([^"]*)"$`, w.resultHasNumber)
+	sc.Step(`^MCP session "([^"]*)" opens on the second server process in the context of session "([^"]*)"$`, w.openOnSiblingInContext)
+	sc.Step(`^MCP session "([^"]*)" opens on a server of its own whose session timeout is "([^"]*)"$`, w.openOnOwnWithTimeout)
+	sc.Step(`^(\d+) seconds pass$`, w.secondsPass)
+	sc.Step(`^the answer names the context of session "([^"]*)"$`, w.answerNamesContext)
+}
+
+// openOnSiblingInContext opens a named connection with the second server
+// process that carries the context of another connection: a client that
+// kept its context's handle and came back through another replica.
+func (w *World) openOnSiblingInContext(name, of string) error {
+	from := w.conns[of]
+	if from == nil {
+		return fmt.Errorf("no MCP session %q", of)
+	}
+	id := from.ContextID()
+	if id == "" {
+		return fmt.Errorf("session %q carries no context (its start_new or load_context named none)", of)
+	}
+	if err := w.openOnSibling(name); err != nil {
+		return err
+	}
+	return w.conns[name].UseContext(id)
+}
+
+// openOnOwnWithTimeout starts a server of the scenario's own whose session
+// timeout (which contexts expire by too) is the given duration, and opens
+// a named connection with it.
+func (w *World) openOnOwnWithTimeout(name, timeout string) error {
+	if err := w.startOwn([]string{"THOUGHTBOX_SESSION_TIMEOUT=" + timeout}); err != nil {
+		return err
+	}
+	return w.openOnOwn(name)
+}
+
+// secondsPass waits, as a client idle for that long would.
+func (w *World) secondsPass(n int) error {
+	select {
+	case <-time.After(time.Duration(n) * time.Second):
+		return nil
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+}
+
+// answerNamesContext checks that the last answer quotes the context id the
+// named connection carries.
+func (w *World) answerNamesContext(name string) error {
+	c := w.conns[name]
+	if c == nil || c.ContextID() == "" {
+		return fmt.Errorf("session %q carries no context", name)
+	}
+	if !strings.Contains(w.last.Text(), c.ContextID()) {
+		return fmt.Errorf("the answer does not name context %s: %s", c.ContextID(), clipText(w.last.Text()))
+	}
+	return nil
 }
 
 // postAsMineWithHeader POSTs a message of the current connection with one

@@ -48,7 +48,8 @@ type ConnOptions struct {
 	// the server): its traffic is left out of the counts compared with the
 	// sidecar's.
 	Bypass bool
-	// Era is the MCP wire era the connection speaks (default 2025-11-25).
+	// Era is the MCP wire era the connection speaks (default: the
+	// target's, Info.Era, else 2025-11-25).
 	// In the 2026 era there is no session: Connect asks server/discover,
 	// every request declares the era, multi round-trip requests are
 	// answered as the server's own requests are in 2025, and the context a
@@ -101,7 +102,11 @@ func (r roots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsR
 // Connect opens a new, initialized MCP session with t recorded in rec: a
 // new HTTP session, or, over stdio, a new child process.
 func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOptions) (*Conn, error) {
-	era := o.Era.OrDefault()
+	era := o.Era
+	if era == "" {
+		era = t.Info().Era
+	}
+	era = era.OrDefault()
 	// Server-initiated requests reach a 2025-era HTTP client on the GET
 	// stream; the 2026 era has none.
 	listen := (o.Sampling != NoSampling || o.Roots != nil) && !era.Modern()
@@ -109,8 +114,7 @@ func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOpti
 	if err != nil {
 		return nil, err
 	}
-	_, decorated := t.(Wrapper)
-	rt := record(inner, rec, (o.Direct && decorated) || o.Bypass)
+	rt := record(inner, rec, (o.Direct && proxied(t)) || o.Bypass)
 	opts := []client.ClientOption{client.WithProtocolVersion(string(era))}
 	if h := samplerFor(o.Sampling); h != nil {
 		opts = append(opts, client.WithSamplingHandler(h))

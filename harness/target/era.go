@@ -55,6 +55,38 @@ func ParseEras(s string) ([]Era, error) {
 	return nil, fmt.Errorf("unknown era %q: one of %s, %s or both", s, Era2025, Era2026)
 }
 
+// InEra returns t with its connections speaking era unless they name one
+// (ConnOptions.Era): a load subject such as embedded:memory@2026-07-28.
+func InEra(t Target, era Era) Target { return &eraTarget{Target: t, era: era} }
+
+type eraTarget struct {
+	Target
+	era Era
+}
+
+func (e *eraTarget) Info() Info {
+	i := e.Target.Info()
+	i.Era = e.era
+	return i
+}
+
+// Unwrap returns the target InEra decorated.
+func (e *eraTarget) Unwrap() Target { return e.Target }
+
+// proxied reports whether t is a decorator that puts a proxy (the sidecar)
+// in front of the server, seen through InEra.
+func proxied(t Target) bool {
+	for {
+		e, ok := t.(*eraTarget)
+		if !ok {
+			break
+		}
+		t = e.Target
+	}
+	_, ok := t.(Wrapper)
+	return ok
+}
+
 // ErrEraNotSpoken is Connect's error when the target does not speak the
 // era asked for (a 2025-only server answers a 2026 request as a legacy
 // one, or refuses it).
@@ -181,8 +213,8 @@ func (c *Conn) RawMessage(body string) (map[string]string, string, error) {
 		return map[string]string{"Mcp-Session-Id": c.SessionID(), "Mcp-Protocol-Version": ProtocolVersion}, body, nil
 	}
 	var msg map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(body), &msg); err != nil {
-		return nil, "", fmt.Errorf("the body is not one JSON-RPC message: %w", err)
+	if err := json.Unmarshal([]byte(body), &msg); err != nil || msg == nil {
+		return nil, "", fmt.Errorf("the body is not one JSON-RPC message (an object): %.80q", body)
 	}
 	var method string
 	_ = json.Unmarshal(msg["method"], &method)
@@ -201,4 +233,31 @@ func (c *Conn) RawMessage(body string) (map[string]string, string, error) {
 		h[k] = req.Header.Get(k)
 	}
 	return h, string(out), nil
+}
+
+// Ping asks the server a request that must succeed and changes nothing:
+// ping in the 2025 era, server/discover in the 2026 era (which has no
+// ping).
+func (c *Conn) Ping(ctx context.Context) error {
+	method := "ping"
+	if c.era.Modern() {
+		method = string(mcp.MethodServerDiscover)
+	}
+	_, err := c.Request(ctx, method, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// UseContext makes the connection carry context id from now on, as a
+// client that kept a context's handle and reconnected would (another
+// server process on the same data serves it too). It is an error in the
+// 2025 era, where the MCP session is the context.
+func (c *Conn) UseContext(id string) error {
+	if !c.era.Modern() {
+		return fmt.Errorf("in %s the MCP session is the context: there is no context handle to carry", c.era)
+	}
+	c.contextID.Store(&id)
+	return nil
 }

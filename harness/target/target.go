@@ -49,6 +49,9 @@ type Info struct {
 	// Canary is the value of CanaryEnv in the server's environment, when
 	// the harness started the server with it ("" when unknown).
 	Canary string
+	// Era is the MCP wire era connections to the target speak unless they
+	// name one ("": 2025-11-25); see InEra.
+	Era Era
 }
 
 // DialOptions configure one raw MCP transport.

@@ -8,6 +8,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
+// metaProtocolVersion is the _meta key of a 2026-era request's protocol
+// version.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
 // call is one JSON-RPC request between its arrival and its answer. All its
 // strings are label values from allow-lists, except id, which is only
 // compared.
@@ -43,9 +47,15 @@ func (t *telemetry) begin(ctx context.Context, m *message, start time.Time) (con
 			c.scheme = t.vocab.schemeLabel(uri)
 		}
 	}
+	// A 2026-era request declares its protocol version in its own _meta;
+	// a 2025-era one inherits the connection's (the header over HTTP,
+	// what initialize negotiated over stdio).
+	if pv, ok := stringValue(member(member(m.params, "_meta"), metaProtocolVersion)); ok {
+		c.version = protocolVersionLabel(string(pv))
+	}
 	if t.attrs.transport == transportPipe {
 		c.sent = start // the line goes to the server's stdin right away
-		if v := t.pipeVersion.Load(); v != nil {
+		if v := t.pipeVersion.Load(); v != nil && c.version == "" {
 			c.version = *v
 		}
 	}

@@ -16,11 +16,15 @@ type exchange struct {
 }
 
 // markSent notes when the requests went upstream, and the protocol version
-// the client declared in its header.
+// the client declared in its header (which a request without one takes
+// from its _meta, as a 2026-era request over HTTP has both, equal).
 func (e *exchange) markSent(at time.Time, protocolVersion string) {
 	v := protocolVersionLabel(protocolVersion)
 	for _, c := range e.calls {
-		c.sent, c.version = at, v
+		c.sent = at
+		if v != "" || c.version == "" {
+			c.version = v
+		}
 	}
 }
 

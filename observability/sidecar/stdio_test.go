@@ -124,10 +124,17 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 	if len(next) != 1 || strings.Contains(strings.Join(next, ""), "probe") {
 		t.Errorf("client read %q after probes", next)
 	}
+	// A 2026-era request names its protocol version in its _meta: its
+	// series carries that version, not the one initialize negotiated.
+	d.send(t, `{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, "11")
+	if m := scrape(t, metrics.URL); !strings.Contains(m, `mcp_method_name="tools/list",mcp_protocol_version="2026-07-28"`) ||
+		!strings.Contains(m, `mcp_method_name="initialize",mcp_protocol_version="2025-`) {
+		t.Errorf("no tools/list series of 2026-07-28 beside initialize's 2025 one:\n%s", grepLines(m, "mcp_server_operation_duration_seconds_count"))
+	}
 
 	c := p.Counts()
 	for k, n := range map[MethodStatus]int64{
-		{"initialize", StatusOK}: 1, {"tools/list", StatusOK}: 1, {"tools/call", StatusOK}: 4,
+		{"initialize", StatusOK}: 1, {"tools/list", StatusOK}: 1, {"tools/list", StatusError}: 1, {"tools/call", StatusOK}: 4,
 		{"tools/call", StatusToolError}: 1, {Other, StatusError}: 1, {"resources/read", StatusOK}: 1, {"ping", StatusOK}: 1,
 	} {
 		if c.Requests[k] != n {
@@ -185,4 +192,15 @@ func TestNewStdioRejectsOwnedStreams(t *testing.T) {
 	if _, err := NewStdio(Config{}, cmd); err == nil {
 		t.Error("accepted a command whose stdout is taken")
 	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

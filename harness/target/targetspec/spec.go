@@ -45,6 +45,9 @@ type Spec struct {
 	Process bool
 	// Direct talks to the target without the sidecar.
 	Direct bool
+	// Era is the MCP wire era connections to the target speak unless they
+	// name one ("": 2025-11-25; target.InEra).
+	Era target.Era
 	// StartTimeout bounds the start of a child and the probe of a URL.
 	StartTimeout time.Duration
 	// Canary tells that a URL server was started with the harness's
@@ -113,13 +116,19 @@ func (s Spec) Open(ctx context.Context) (target.Target, error) {
 		t, err = embedded.New(ctx, embedded.Options{Transport: s.Transport, Storage: s.Storage, DataDir: s.DataDir,
 			Process: s.Process, Env: s.Env, Observatory: s.Observatory})
 	}
-	if err != nil || s.Direct {
+	if err != nil {
 		return t, err
 	}
-	f, err := sidecarfront.Wrap(t)
-	if err != nil {
-		t.Close()
-		return nil, err
+	if !s.Direct {
+		f, err := sidecarfront.Wrap(t)
+		if err != nil {
+			t.Close()
+			return nil, err
+		}
+		t = f
 	}
-	return f, nil
+	if s.Era != "" {
+		t = target.InEra(t, s.Era)
+	}
+	return t, nil
 }

@@ -119,15 +119,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Arguments struct {
 					Operation string         `json:"operation"`
 					Args      map[string]any `json:"args"`
+					ContextID string         `json:"contextId"`
 				} `json:"arguments"`
+				Meta map[string]any `json:"_meta"`
 			} `json:"params"`
 		}
 		if json.Unmarshal(body, &msg) == nil {
 			p.mendHeaders(r, msg.Method, msg.Params.Name)
+			p.recordAgain(r, body)
 		}
 		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
+			session := r.Header.Get("Mcp-Session-Id")
+			if _, modern := msg.Params.Meta[metaProtocolVersion]; modern {
+				session = inContext(msg.Params.Arguments.ContextID)
+			}
 			c := call{Tool: msg.Params.Name, Operation: msg.Params.Arguments.Operation, Args: msg.Params.Arguments.Args,
-				Session: r.Header.Get("Mcp-Session-Id"), ID: msg.ID}
+				Session: session, ID: msg.ID}
 			if p.injectLoad(w, r, c) {
 				return
 			}
@@ -229,7 +236,12 @@ func (p *Proxy) result(c call, res map[string]any) {
 		res["content"] = kept
 	case StageOnFailure:
 		if isError && (c.Operation == "start_new" || c.Operation == "load_context") {
-			p.sideCall(c.Session, map[string]any{"operation": "start_new", "args": map[string]any{"newWork": map[string]any{"project": "broken"}}})
+			side := p.sideCall(c.Session, map[string]any{"operation": "start_new", "args": map[string]any{"newWork": map[string]any{"project": "broken"}}})
+			// In the 2026 era the advanced state is a context: the failed
+			// answer hands it to the client.
+			if sc, ok := side["structuredContent"].(map[string]any); ok && strings.HasPrefix(c.Session, contextPrefix) {
+				res["structuredContent"] = sc
+			}
 		}
 	case CannedReads:
 		if c.Operation == "read_thoughts" && !isError && jsonText {
@@ -369,19 +381,42 @@ func firstJSON(res map[string]any) map[string]any {
 	return m
 }
 
-// sideCall makes a gateway call of its own in the client's MCP session and
-// returns the tool result.
+// metaProtocolVersion is the _meta key of a 2026-era request's version.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
+// contextPrefix marks a call's Session that is a 2026-era context (its id
+// after the prefix, "" for a call that named none) rather than an MCP
+// session id.
+const contextPrefix = "context:"
+
+func inContext(id string) string { return contextPrefix + id }
+
+// sideCall makes a gateway call of its own in the client's MCP session, or
+// in the 2026 era in its context, and returns the tool result.
 func (p *Proxy) sideCall(session string, arguments map[string]any) map[string]any {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "broken-side-call", "method": "tools/call",
-		"params": map[string]any{"name": "thoughtbox_gateway", "arguments": arguments}})
+	params := map[string]any{"name": "thoughtbox_gateway", "arguments": arguments}
+	id, modern := strings.CutPrefix(session, contextPrefix)
+	if modern {
+		if id != "" {
+			arguments["contextId"] = id
+		}
+		params["_meta"] = map[string]any{metaProtocolVersion: "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "broken-side-call", "method": "tools/call", "params": params})
 	req, err := http.NewRequest(http.MethodPost, p.upstream.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if modern {
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "thoughtbox_gateway")
+	} else {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil

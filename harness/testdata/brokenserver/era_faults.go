@@ -1,7 +1,9 @@
 package brokenserver
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"sync"
 )
@@ -19,10 +21,14 @@ const (
 	// context last minted for any client, so a new client continues
 	// another's reasoning session.
 	ContextLeak Fault = "context-leaks-between-clients"
+	// CritiqueTwice records the thought of a critique's retry (the call
+	// that brings the sampling answer back) again, as a server that does
+	// not know the thought is already recorded would.
+	CritiqueTwice Fault = "critique-recorded-twice"
 )
 
 // EraFaults are the faults a run in the 2026 era must catch.
-var EraFaults = []Fault{NoResultType, HeaderMismatchAccepted, ContextLeak}
+var EraFaults = []Fault{NoResultType, HeaderMismatchAccepted, ContextLeak, CritiqueTwice}
 
 // eraState is what ContextLeak remembers.
 type eraState struct {
@@ -88,5 +94,42 @@ func (p *Proxy) eraResult(res map[string]any) {
 				p.era.mu.Unlock()
 			}
 		}
+	}
+}
+
+// recordAgain sends upstream, before a critique's retry, the same thought
+// without the critique and the retry's state (CritiqueTwice).
+func (p *Proxy) recordAgain(r *http.Request, body []byte) {
+	if p.fault != CritiqueTwice {
+		return
+	}
+	var msg map[string]json.RawMessage
+	var params map[string]json.RawMessage
+	var args map[string]json.RawMessage
+	var inner map[string]any
+	if json.Unmarshal(body, &msg) != nil || json.Unmarshal(msg["params"], &params) != nil || params["requestState"] == nil ||
+		json.Unmarshal(params["arguments"], &args) != nil || json.Unmarshal(args["args"], &inner) != nil || string(args["operation"]) != `"thought"` {
+		return
+	}
+	delete(params, "requestState")
+	delete(params, "inputResponses")
+	delete(inner, "critique")
+	args["args"], _ = json.Marshal(inner)
+	params["arguments"], _ = json.Marshal(args)
+	msg["params"], _ = json.Marshal(params)
+	msg["id"] = json.RawMessage(`"brokenserver-again"`)
+	again, err := json.Marshal(msg)
+	if err != nil {
+		return
+	}
+	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, p.upstream.String(), bytes.NewReader(again))
+	if err != nil {
+		return
+	}
+	req.Header = r.Header.Clone()
+	req.Host = r.Host
+	if resp, err := upstreamTransport().RoundTrip(req); err == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 	}
 }
