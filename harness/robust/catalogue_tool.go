@@ -17,6 +17,9 @@ const (
 var (
 	mib1 = sync.OnceValue(func() string { return strings.Repeat("x", 1<<20) })
 	mib5 = sync.OnceValue(func() string { return strings.Repeat("y", 5<<20) })
+	// The same as JSON string literals, encoded once.
+	mib1JSON = sync.OnceValue(func() string { return jsonString(mib1()) })
+	mib5JSON = sync.OnceValue(func() string { return jsonString(mib5()) })
 )
 
 // jsonString returns s as a JSON string literal.
@@ -124,7 +127,7 @@ func toolInputs() []Input {
 		"null": `null`, "number": `42`, "boolean": `true`, "array": `["get_state"]`, "object": `{"name":"get_state"}`,
 		"empty": `""`, "unknown": `"bogus"`, "upper-case": `"THOUGHT"`, "with-NUL": `"thought\u0000"`,
 		"unpaired-surrogate": `"thought\ud800"`, "path-like": `"../../etc/passwd"`, "proto": `"__proto__"`,
-		"1MiB": jsonString(mib1()), "5MiB": jsonString(mib5()), "padded": `" thought "`,
+		"1MiB": mib1JSON(), "5MiB": mib5JSON(), "padded": `" thought "`,
 	} {
 		add("operation/"+name, enum, ConnMain, gatewayTool, gateway(v, `{}`))
 	}
@@ -166,7 +169,7 @@ func toolInputs() []Input {
 	for name, v := range map[string]string{
 		"path-traversal": `"../../etc"`, "slash": `"a/b"`, "backslash": `"a\\b"`, "dot-dot": `".."`, "dot": `"."`,
 		"upper-case": `"Alt"`, "space": `"a b"`, "blank": `" "`, "with-NUL": `"a\u0000b"`, "unpaired-surrogate": `"a\udc00"`,
-		"1MiB": jsonString(mib1()), "number": `42`, "boolean": `true`, "array": `["alt"]`, "object": `{}`,
+		"1MiB": mib1JSON(), "number": `42`, "boolean": `true`, "array": `["alt"]`, "object": `{}`,
 	} {
 		add("thought/branchId-"+name, branchID, ConnMain, gatewayTool, gateway(`"thought"`, thoughtWith(`"branchId":`+v, `"branchFromThought":2`)))
 	}
@@ -190,7 +193,7 @@ func toolInputs() []Input {
 
 	// Session tags, on a connection where the thought would create a session.
 	for name, v := range map[string]string{"10000-tags": tags(10000), "not-an-array": `"a,b"`, "numbers": `[1,2]`, "null-tag": `[null]`,
-		"object": `{"a":"b"}`, "1MiB-tag": `[` + jsonString(mib1()) + `]`} {
+		"object": `{"a":"b"}`, "1MiB-tag": `[` + mib1JSON() + `]`} {
 		add("thought/sessionTags-"+name, tagLimit, ConnFresh, gatewayTool, gateway(`"thought"`, thoughtWith(`"sessionTags":`+v)))
 	}
 	add("thought/number-zero-new-session", whole, ConnFresh, gatewayTool, gateway(`"thought"`, thoughtWith(`"thoughtNumber":0`)))
@@ -220,14 +223,14 @@ func toolInputs() []Input {
 	for _, op := range []string{"get", "resume", "export"} {
 		sessionOp(op+"-no-sessionId", "sessionId is required", `{"operation":"`+op+`"}`)
 		for name, v := range map[string]string{"unknown": `"00000000-0000-4000-8000-000000000000"`, "path-traversal": `"../../etc/passwd"`,
-			"number": `42`, "1MiB": jsonString(mib1()), "with-NUL": `"a\u0000b"`} {
+			"number": `42`, "1MiB": mib1JSON(), "with-NUL": `"a\u0000b"`} {
 			sessionOp(op+"-sessionId-"+name, notFound, `{"operation":"`+op+`","sessionId":`+v+`}`)
 		}
 	}
 
 	// load_context with sessions that do not exist.
 	for name, v := range map[string]string{"missing": `{}`, "unknown": `{"sessionId":"00000000-0000-4000-8000-000000000000"}`,
-		"path-traversal": `{"sessionId":"../../../etc/passwd"}`, "number": `{"sessionId":42}`, "1MiB": `{"sessionId":` + jsonString(mib1()) + `}`} {
+		"path-traversal": `{"sessionId":"../../../etc/passwd"}`, "number": `{"sessionId":42}`, "1MiB": `{"sessionId":` + mib1JSON() + `}`} {
 		add("load_context/"+name, notFound+"; a failed load_context changes no stage (D2)", ConnEntry, gatewayTool, gateway(`"load_context"`, v))
 	}
 
@@ -242,7 +245,7 @@ func toolInputs() []Input {
 
 	// observability_gateway.
 	for name, v := range map[string]string{"missing": `{}`, "unknown": `{"operation":"bogus"}`, "number": `{"operation":1}`,
-		"null": `{"operation":null}`, "1MiB": `{"operation":` + jsonString(mib1()) + `}`} {
+		"null": `{"operation":null}`, "1MiB": `{"operation":` + mib1JSON() + `}`} {
 		add("observability/operation-"+name, "operation must be one of the schema's enum (D1)", ConnMain, observabilityTool, json.RawMessage(v))
 	}
 	return in

@@ -3,6 +3,8 @@ package robust
 import (
 	"sort"
 	"strings"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
 // MaxBody is the largest HTTP request body a server must accept (D14):
@@ -84,21 +86,23 @@ func wireInputs() []Input {
 	}
 	add(Input{Name: "http/method-PUT", Rule: "the MCP endpoint answers POST, GET and DELETE only (MCP Streamable HTTP)", Method: "PUT", Body: ping})
 	add(Input{Name: "http/method-PATCH", Rule: "the MCP endpoint answers POST, GET and DELETE only (MCP Streamable HTTP)", Method: "PATCH", Body: ping})
-	add(Input{Name: "session/missing-id", Rule: session, Body: ping, Session: SessionNone})
-	add(Input{Name: "session/unknown-id", Rule: session, Body: ping, Session: SessionUnknown})
-	add(Input{Name: "session/deleted-id", Rule: session, Body: ping, Session: SessionDeleted})
-	add(Input{Name: "session/path-like-id", Rule: session, Body: ping, Header: map[string]string{"Mcp-Session-Id": "../../etc/passwd"}})
-	add(Input{Name: "session/unknown-id-tool-call", Rule: session, Session: SessionUnknown,
+	// MCP sessions are the 2025 era's: a 2026-07-28 request has none.
+	add(Input{Name: "session/missing-id", Rule: session, Body: ping, Session: SessionNone, Era: target.Era2025})
+	add(Input{Name: "session/unknown-id", Rule: session, Body: ping, Session: SessionUnknown, Era: target.Era2025})
+	add(Input{Name: "session/deleted-id", Rule: session, Body: ping, Session: SessionDeleted, Era: target.Era2025})
+	add(Input{Name: "session/path-like-id", Rule: session, Body: ping, Header: map[string]string{"Mcp-Session-Id": "../../etc/passwd"}, Era: target.Era2025})
+	add(Input{Name: "session/unknown-id-tool-call", Rule: session, Session: SessionUnknown, Era: target.Era2025,
 		Body: `{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":{"operation":"get_state"}}}`})
-	add(Input{Name: "limit/body-at-4MiB", Rule: limit, Expect: Answered, Body: paddedPing(MaxBody)})
-	add(Input{Name: "limit/body-4MiB-plus-1", Rule: limit, Body: paddedPing(MaxBody + 1)})
-	add(Input{Name: "limit/body-5MiB", Rule: limit, Body: paddedPing(5 << 20)})
+	add(Input{Name: "limit/body-at-4MiB", Rule: limit, Expect: Answered, Body: paddedPing(MaxBody), PadTo: MaxBody})
+	add(Input{Name: "limit/body-4MiB-plus-1", Rule: limit, Body: paddedPing(MaxBody + 1), PadTo: MaxBody + 1})
+	add(Input{Name: "limit/body-5MiB", Rule: limit, Body: paddedPing(5 << 20), PadTo: 5 << 20})
 	return in
 }
 
-// Catalogue returns every input, sorted by name.
+// Catalogue returns every input of both eras, sorted by name: the inputs
+// of one era only (Input.Era) are not applicable in the other.
 func Catalogue() []Input {
-	in := append(toolInputs(), wireInputs()...)
+	in := append(append(toolInputs(), wireInputs()...), eraInputs()...)
 	sort.Slice(in, func(i, j int) bool { return in[i].Name < in[j].Name })
 	return in
 }

@@ -57,7 +57,7 @@ func exportDir(tg target.Target) string {
 func (r *runner) runFaults(ctx context.Context) []Result {
 	var out []Result
 	for _, f := range faults {
-		res := Result{Name: f.name, Layer: LayerFault, Rule: f.rule}
+		res := Result{Name: f.name, Layer: LayerFault, Rule: f.rule, Era: r.era}
 		switch {
 		case f.notApplicable != nil && f.notApplicable(r.tg) != "":
 			res.Outcome, res.NotApplicable, res.Detail = NotThisLayer, true, f.notApplicable(r.tg)
@@ -105,8 +105,14 @@ func readBack(ctx context.Context, c *target.Conn) (int, error) {
 // critique records a thought asking for a critique from a client that
 // answers sampling as mode says: the thought must be acknowledged, within
 // the critique timeout and a margin, and read back.
+//
+// In the 2026 era the server holds no request open for the client: the
+// thought is answered at once, with input_required asking for the
+// critique (or a complete result), and a client that refuses or never
+// answers sampling simply never retries it. The first answer must come
+// within the same bound and the thought read back all the same.
 func (r *runner) critique(ctx context.Context, mode target.Sampling) (bool, string) {
-	c, err := target.Connect(ctx, r.tg, r.rec, target.ConnOptions{Sampling: mode})
+	c, err := target.Connect(ctx, r.tg, r.rec, target.ConnOptions{Sampling: mode, Era: r.era})
 	if err != nil {
 		return false, "connecting: " + err.Error()
 	}
@@ -119,8 +125,12 @@ func (r *runner) critique(ctx context.Context, mode target.Sampling) (bool, stri
 	limit := r.o.CritiqueTimeout + 3*time.Second
 	cctx, cancel := context.WithTimeout(ctx, limit+5*time.Second)
 	defer cancel()
+	const args = `{"thought":"A step to critique","nextThoughtNeeded":true,"critique":true}`
+	if r.era.Modern() {
+		return r.critiqueNeverRetried(cctx, c, args, limit)
+	}
 	start := time.Now()
-	_, err = call(cctx, c, "thought", `{"thought":"A step to critique","nextThoughtNeeded":true,"critique":true}`)
+	_, err = call(cctx, c, "thought", args)
 	took := time.Since(start)
 	if err != nil {
 		return false, "the thought asking for a critique failed: " + err.Error()
@@ -132,6 +142,34 @@ func (r *runner) critique(ctx context.Context, mode target.Sampling) (bool, stri
 		return false, fmt.Sprintf("reading the thought back: %d thoughts, %v", n, err)
 	}
 	return true, fmt.Sprintf("acknowledged in %.2f s and read back", took.Seconds())
+}
+
+// critiqueNeverRetried sends a 2026-era thought asking for a critique once
+// and, like a client that refuses or never answers sampling, does not
+// retry it: the answer must come within limit and the thought read back.
+func (r *runner) critiqueNeverRetried(ctx context.Context, c *target.Conn, args string, limit time.Duration) (bool, string) {
+	start := time.Now()
+	raw, err := c.Request(ctx, "tools/call", map[string]any{"name": gatewayTool,
+		"arguments": inContext(gateway(`"thought"`, args), c.ContextID())})
+	took := time.Since(start)
+	if err != nil {
+		return false, "the thought asking for a critique failed: " + err.Error()
+	}
+	var res struct {
+		ResultType string `json:"resultType"`
+		IsError    bool   `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || res.IsError {
+		tr, _ := target.ParseToolResult(raw)
+		return false, fmt.Sprintf("the thought asking for a critique was not acknowledged: %v %s", err, firstLine(tr.Text()))
+	}
+	if took > limit {
+		return false, fmt.Sprintf("the thought took %.1f s; the critique timeout is %s", took.Seconds(), r.o.CritiqueTimeout)
+	}
+	if n, err := readBack(ctx, c); err != nil || n != 1 {
+		return false, fmt.Sprintf("reading the thought back after the client gave up: %d thoughts, %v", n, err)
+	}
+	return true, fmt.Sprintf("answered (resultType %s) in %.2f s, never retried, and read back", res.ResultType, took.Seconds())
 }
 
 // unwritableExports puts a file where the export directory should be, so
@@ -156,7 +194,7 @@ func (r *runner) unwritableExports(ctx context.Context) (ok bool, detail string)
 			ok, detail = false, detail+"; putting the export directory back: "+err.Error()
 		}
 	}()
-	c, err := target.Connect(ctx, r.tg, r.rec, target.ConnOptions{})
+	c, err := target.Connect(ctx, r.tg, r.rec, target.ConnOptions{Era: r.era})
 	if err != nil {
 		return false, "connecting: " + err.Error()
 	}

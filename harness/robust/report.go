@@ -58,6 +58,9 @@ func Markdown(results []Result) string {
 	var b strings.Builder
 	passed, failed, na := Tally(results)
 	fmt.Fprintf(&b, "# Robustness: bad inputs and faults\n\n%d passed, %d failed, %d not applicable.\n", passed, failed, na)
+	if len(results) > 0 && results[0].Era != "" {
+		fmt.Fprintf(&b, "\nMCP wire era %s: the inputs of the other era only are not applicable.\n", results[0].Era)
+	}
 	if failed > 0 {
 		b.WriteString("\n## Failed\n\n")
 		for _, r := range results {

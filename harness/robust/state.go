@@ -83,6 +83,25 @@ func normalise(text string) string {
 	return string(b)
 }
 
+// volatileFileKeys are left out of a 2026-era context's file
+// (contexts/<id>.json) when it is hashed: when the context was last used,
+// which every call in it, reads included, rewrites (its idle clock).
+var volatileFileKeys = map[string]bool{"used": true}
+
+// withoutVolatile returns a JSON object's text without its top-level
+// volatile keys (anything that is not an object is returned as it is).
+func withoutVolatile(b []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return string(b)
+	}
+	for k := range volatileFileKeys {
+		delete(m, k)
+	}
+	out, _ := json.Marshal(m)
+	return string(out)
+}
+
 // dirState returns a hash per file under dir (lock files left out: their
 // content is nothing and a server may create and remove them at will), or
 // nil when dir is "".
@@ -110,7 +129,14 @@ func dirState(dir string) (map[string]string, error) {
 		}
 		defer f.Close()
 		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
+		if filepath.Base(filepath.Dir(p)) == "contexts" && strings.HasSuffix(p, ".json") {
+			// A 2026-era context's file: hashed without its volatile keys.
+			b, err := io.ReadAll(f)
+			if err != nil {
+				return err
+			}
+			h.Write([]byte(withoutVolatile(b)))
+		} else if _, err := io.Copy(h, f); err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
