@@ -31,6 +31,8 @@ RUN_ID := $(RUN_ID)
 # conformance cells, their output shown when the cells are done. The load
 # runs alone.
 CELLS := http/fs http/memory http/sqlite stdio/fs stdio/memory stdio/sqlite
+# make run's conformance cells run this many at a time (each its own server).
+CELLS_AT_ONCE ?= 3
 run: build tools prometheus
 	@status=0; with=""; logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; \
 	{ for c in $(CELLS); do t=$${c%/*}; s=$${c#*/}; \
@@ -40,12 +42,13 @@ run: build tools prometheus
 	  { echo; echo "=== official MCP conformance suite $(CONFORMANCE_VERSION): embedded reference server over HTTP"; \
 	    ./$(BIN)/tbbench official --transport http --storage memory --run-id $(RUN_ID)-official || echo >$$logs/failed; } >>$$logs/beside.log 2>&1; \
 	} & beside=$$!; \
-	for c in $(CELLS); do t=$${c%/*}; s=$${c#*/}; \
-	  repeat=1; [ $$c = http/memory ] && repeat=3; \
-	  echo; echo "=== conformance: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
-	  ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --run-id $(RUN_ID)-$$t-$$s || status=1; \
+	n=0; pids=""; for c in $(CELLS); do t=$${c%/*}; s=$${c#*/}; \
+	  repeat=1; [ $$c = http/memory ] && repeat=2; \
+	  { echo; echo "=== conformance in both MCP eras: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
+	    ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --progress lines --run-id $(RUN_ID)-$$t-$$s || echo >$$logs/failed; } >$$logs/conform-$$n.log 2>&1 & pids="$$pids $$!"; \
+	  n=$$((n+1)); if [ $$((n % $(CELLS_AT_ONCE))) = 0 ]; then wait $$pids; pids=""; cat $$(ls $$logs/conform-*.log | sort -t- -k2 -n); rm -f $$logs/conform-*.log; fi; \
 	  with="$$with --with out/$(RUN_ID)-$$t-$$s --with out/$(RUN_ID)-$$t-$$s-robust"; \
-	done; \
+	done; wait $$pids; for f in $$(ls $$logs/conform-*.log 2>/dev/null | sort -t- -k2 -n); do cat $$f; done; \
 	wait $$beside; cat $$logs/beside.log; [ -e $$logs/failed ] && status=1; \
 	with="$$with --with out/$(RUN_ID)-official"; \
 	echo; echo "=== load: regression tier, fs, memory and sqlite against the no-op ceiling, with Prometheus scraping the sidecars"; \
@@ -96,7 +99,7 @@ vet:
 # detector; so do the official suite's runs against the reference server,
 # which wait on Node (the 2026-era code they reach is race-tested in
 # server/mcpserver and server/suitefixtures); everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestReferencePassesCoreAndIntentIn2026|TestRobustReferencePassesEachEra|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue|TestReferenceServerPassesTheOfficialSuite|TestReferenceServerWithFixturesPassesEverything)$$
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestRobustReferencePassesEachEra|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue|TestReferenceServerPassesTheOfficialSuite|TestReferenceServerWithFixturesPassesEverything)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
@@ -116,7 +119,7 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 PROOFS_PARALLEL ?= 4
 unit:
 	@log=$$(mktemp); start=$$(date +%s); \
-	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official -- -test.timeout=6m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
+	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official -- -test.timeout=8m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
 	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \

@@ -144,7 +144,6 @@ Flags:
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	start := time.Now()
 	tg, err := spec.Open(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
@@ -174,7 +173,7 @@ Flags:
 		}
 		fmt.Fprintf(os.Stderr, "tbbench conform: era %s\n", era)
 		c, card, rep := conformEra(ctx, tg, conform.Options{Target: tg, OutDir: eraDir, Required: required, Concurrency: *concurrency,
-			Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family, Era: era}, *repeat, start, explicit && len(eras) == 1)
+			Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family, Era: era}, *repeat, time.Now(), explicit && len(eras) == 1)
 		if rep != nil && c != exitNotApplicable {
 			reps = append(reps, *rep)
 		}

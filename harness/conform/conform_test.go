@@ -70,16 +70,6 @@ func TestReferencePassesCoreAndIntent(t *testing.T) {
 	checkReferenceCell(t, targetspec.Spec{Transport: "http", Storage: "memory"})
 }
 
-// In the 2026 era, without MCP sessions, every scenario that applies
-// passes too; the 2025 era's own scenarios are not applicable, naming
-// why, and the 2026 era's own ones run. make test runs it without the race
-// detector (the era's harness code is race-tested in harness/target); the
-// fs cell is in TestReferencePassesCoreAndIntentFS.
-func TestReferencePassesCoreAndIntentIn2026(t *testing.T) {
-	t.Parallel()
-	checkReferenceCellIn(t, targetspec.Spec{Transport: "http", Storage: "memory"}, target.Era2026)
-}
-
 // TestReferencePassesCoreAndIntentFS holds the fs cells, over HTTP and over
 // stdio (where every MCP session is a child process, which the race
 // detector does not watch, and every process shares one data directory, as
@@ -98,6 +88,10 @@ func TestReferencePassesCoreAndIntentFS(t *testing.T) {
 			checkReferenceCell(t, targetspec.Spec{Transport: transport, Storage: "fs"})
 		})
 	}
+	// In the 2026 era, without MCP sessions, every scenario that applies
+	// passes too; the 2025 era's own scenarios are not applicable, naming
+	// why, and the 2026 era's own ones run. (The era's harness code is
+	// race-tested in harness/target; make run runs every cell in both eras.)
 	t.Run("http in 2026", func(t *testing.T) {
 		t.Parallel()
 		checkReferenceCellIn(t, targetspec.Spec{Transport: "http", Storage: "fs"}, target.Era2026)

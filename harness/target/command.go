@@ -328,7 +328,7 @@ func (t *commandTarget) stop(kill bool) error {
 	}
 	// Idle connections first: the child's graceful shutdown would wait five
 	// seconds for one the harness dialed but never sent a request on.
-	forgetIdleConnections()
+	forgetIdleConnections(t.url)
 	_ = syscall.Kill(-c.cmd.Process.Pid, sig)
 	select {
 	case <-c.exited:
@@ -336,7 +336,7 @@ func (t *commandTarget) stop(kill bool) error {
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 		<-c.exited
 	}
-	forgetIdleConnections()
+	forgetIdleConnections(t.url)
 	c.log.Close()
 	return os.Remove(c.logPath)
 }

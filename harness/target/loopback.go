@@ -36,12 +36,12 @@ func (l *Loopback) Close(before func(context.Context)) error {
 	}
 	// The harness's idle connections go first: one the client dialed but
 	// never sent a request on counts as busy to Shutdown for five seconds.
-	forgetIdleConnections()
+	forgetIdleConnections(l.Base)
 	err := l.hs.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = l.hs.Close()
 	}
-	forgetIdleConnections()
+	forgetIdleConnections(l.Base)
 	return err
 }
 

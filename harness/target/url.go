@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -75,7 +77,7 @@ func (t *urlTarget) Dial(_ context.Context, _ *transcript.Recorder, o DialOption
 
 // DialHTTP returns a Streamable HTTP client transport to the MCP endpoint.
 func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger()), transport.WithHTTPBasicClient(httpClient)}
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger()), transport.WithHTTPBasicClient(httpClientFor(endpoint))}
 	if o.Listen {
 		// Server-initiated requests reach the client on the GET stream.
 		opts = append(opts, transport.WithContinuousListening())
@@ -83,30 +85,64 @@ func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
 	return transport.NewStreamableHTTP(endpoint, opts...)
 }
 
-// httpClient carries every MCP session the harness opens over HTTP. Unlike
-// http.DefaultTransport, which keeps two idle connections per host (so
-// that eight sessions calling at once would open and close connections
-// all the time), it keeps one per concurrent request, and its buffers
-// take a large answer in one read.
-var httpClient = &http.Client{Transport: &http.Transport{
-	Proxy:                 http.ProxyFromEnvironment,
-	DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-	ForceAttemptHTTP2:     true,
-	MaxIdleConns:          1024,
-	MaxIdleConnsPerHost:   1024,
-	IdleConnTimeout:       90 * time.Second,
-	TLSHandshakeTimeout:   10 * time.Second,
-	ExpectContinueTimeout: time.Second,
-	DisableCompression:    true,
-	ReadBufferSize:        32 << 10,
-	WriteBufferSize:       32 << 10,
-}}
+// httpClientFor returns the client that carries every MCP session the
+// harness opens with the server at endpoint's host: one per host, so that
+// stopping one server (forgetIdleConnections) never breaks a request that
+// just picked an idle connection to another. Unlike http.DefaultTransport,
+// which keeps two idle connections per host (so that eight sessions
+// calling at once would open and close connections all the time), it
+// keeps one per concurrent request, and its buffers take a large answer in
+// one read.
+func httpClientFor(endpoint string) *http.Client {
+	host := hostOf(endpoint)
+	httpClients.mu.Lock()
+	defer httpClients.mu.Unlock()
+	if c, ok := httpClients.m[host]; ok {
+		return c
+	}
+	c := &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   1024,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		DisableCompression:    true,
+		ReadBufferSize:        32 << 10,
+		WriteBufferSize:       32 << 10,
+	}}
+	httpClients.m[host] = c
+	return c
+}
 
-// forgetIdleConnections closes httpClient's idle connections; a server the
-// harness stops calls it. A POST on a kept connection whose server has
-// gone fails with EOF, and Go does not send a POST again: a server started
-// again on the same port must get fresh connections.
-func forgetIdleConnections() { httpClient.CloseIdleConnections() }
+var httpClients = struct {
+	mu sync.Mutex
+	m  map[string]*http.Client
+}{m: map[string]*http.Client{}}
+
+// hostOf is the host:port of a URL (the URL itself when it does not parse).
+func hostOf(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return endpoint
+}
+
+// forgetIdleConnections closes the idle connections to the server at
+// endpoint's host; a server the harness stops calls it. A POST on a kept
+// connection whose server has gone fails with EOF, and Go does not send a
+// POST again: a server started again on the same port must get fresh
+// connections.
+func forgetIdleConnections(endpoint string) {
+	httpClients.mu.Lock()
+	c := httpClients.m[hostOf(endpoint)]
+	httpClients.mu.Unlock()
+	if c != nil {
+		c.CloseIdleConnections()
+	}
+}
 
 // Probe checks that t answers initialize within timeout (default 10 s).
 func Probe(ctx context.Context, t Target, timeout time.Duration) error {
