@@ -31,6 +31,7 @@ func runOfficial(args []string) int {
 		scenarios = fs.String("scenario", "", "comma-separated scenario `names` to judge, one CLI process each (default: every server scenario each revision's requirement set lists, one CLI process per revision)")
 		verbose   = fs.Bool("v", false, "print every scenario's verdict, not only the failures")
 	)
+	fs.StringVar(revision, "era", "both", "MCP wire `era`: the same as --revision, under the name conform, robust and load give it")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `Usage: tbbench official [flags]
 
@@ -68,7 +69,7 @@ Flags:
 	revisions := official.Revisions
 	if *revision != "both" {
 		if !slices.Contains(official.Revisions, *revision) {
-			fmt.Fprintf(os.Stderr, "tbbench: --revision %q: want %s or both\n", *revision, strings.Join(official.Revisions, ", "))
+			fmt.Fprintf(os.Stderr, "tbbench: --era/--revision %q: want %s or both\n", *revision, strings.Join(official.Revisions, ", "))
 			return exitBadInput
 		}
 		revisions = []string{*revision}

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// tbbench official takes --era as conform, robust and load do (the same as
+// --revision), and refuses an era it does not know, naming it, before it
+// starts anything.
+func TestOfficialEraFlag(t *testing.T) {
+	for _, flag := range []string{"--era", "--revision"} {
+		code, _, stderr := captureAll(t, "official", flag, "2027-01-01")
+		if code != exitBadInput || !strings.Contains(stderr, `"2027-01-01"`) || !strings.Contains(stderr, "--era") {
+			t.Errorf("%s 2027-01-01: exit %d, stderr %q", flag, code, stderr)
+		}
+	}
+}
