@@ -101,14 +101,10 @@ Flags:
 		}
 		return exitBadInput
 	}
-	eras, err := target.ParseEras(*eraFlag)
+	eras, explicit, err := erasOf(*eraFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: --era:", err)
 		return exitBadInput
-	}
-	explicit := eras != nil
-	if !explicit {
-		eras = target.Eras
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
@@ -167,10 +163,7 @@ Flags:
 	var eraChecks []scorecards.Check
 	var reps []conform.Report
 	for _, era := range eras {
-		eraDir := dir
-		if len(eras) > 1 {
-			eraDir = filepath.Join(dir, "era-"+string(era))
-		}
+		eraDir := eraDirOf(dir, era, len(eras))
 		fmt.Fprintf(os.Stderr, "tbbench conform: era %s\n", era)
 		c, card, rep := conformEra(ctx, tg, conform.Options{Target: tg, OutDir: eraDir, Required: required, Concurrency: *concurrency,
 			Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family, Era: era}, *repeat, time.Now(), explicit && len(eras) == 1)

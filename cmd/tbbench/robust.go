@@ -101,14 +101,10 @@ Flags:
 		}
 		return exitBadInput
 	}
-	eras, err := target.ParseEras(*eraFlag)
+	eras, explicit, err := erasOf(*eraFlag)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: --era:", err)
 		return exitBadInput
-	}
-	explicit := eras != nil
-	if !explicit {
-		eras = target.Eras
 	}
 	spec := tf.spec()
 	if err := spec.Validate(); err != nil {
@@ -161,10 +157,7 @@ Flags:
 		}
 	}()
 	for _, era := range eras {
-		eraDir := dir
-		if len(eras) > 1 {
-			eraDir = filepath.Join(dir, "era-"+string(era))
-		}
+		eraDir := eraDirOf(dir, era, len(eras))
 		fmt.Fprintf(os.Stderr, "tbbench robust: era %s\n", era)
 		o.Era = era
 		if robustInputs != nil {

@@ -100,31 +100,40 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 		t.Run(string(era)+"/"+name, func(t *testing.T) {
 			// The faults share the server, as a run's scenarios do.
 			t.Parallel()
-			proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(proxy)
-			defer srv.Close()
 			tags, ok := faultSuites[fault]
 			if !ok && fault != brokenserver.None {
 				t.Fatalf("fault %s has no suite that must catch it", fault)
 			}
-			rep := runTaggedIn(t, targetspec.Spec{URL: srv.URL + "/mcp",
-				ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags, era)
-			caught := caughtBy(rep)
-			if fault == brokenserver.None {
-				if len(caught) > 0 {
-					t.Fatalf("the proxy without a fault fails scenarios:\n%s", strings.Join(caught, "\n"))
-				}
-				return
-			}
-			if len(caught) == 0 || rep.RequiredPassed() {
-				t.Fatalf("fault %s was not caught by any scenario in %s", fault, era)
-			}
-			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
+			checkFaultCaught(t, ref, fault, tags, era)
 		})
 	}
+}
+
+// checkFaultCaught runs the scenarios tags selects, in era, through a
+// broken server that injects fault in front of ref: a fault must make a
+// required scenario fail, and the proxy without a fault must pass them all
+// (so it is the fault, not the proxy, that the scenarios catch).
+func checkFaultCaught(t *testing.T, ref target.Target, fault brokenserver.Fault, tags string, era target.Era) {
+	t.Helper()
+	proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	rep := runTaggedIn(t, targetspec.Spec{URL: srv.URL + "/mcp",
+		ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags, era)
+	caught := caughtBy(rep)
+	if fault == brokenserver.None {
+		if len(caught) > 0 {
+			t.Fatalf("the proxy without a fault fails scenarios in %s:\n%s", era, strings.Join(caught, "\n"))
+		}
+		return
+	}
+	if len(caught) == 0 || rep.RequiredPassed() {
+		t.Fatalf("fault %s was not caught by any scenario in %s", fault, era)
+	}
+	t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
 }
 
 // TestSidecarCountFaultsAreCaught runs scenarios with tool errors and
@@ -237,37 +246,11 @@ func TestEraFaultsAreCaught(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv := httptest.NewServer(proxy)
-			defer srv.Close()
 			tags, ok := eraFaultSuites[fault]
 			if !ok {
 				t.Fatalf("fault %s has no suite that must catch it", fault)
 			}
-			tg, err := targetspec.Spec{URL: srv.URL + "/mcp"}.Open(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tg.Close()
-			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"},
-				Tags: tags, Era: target.Era2026})
-			if err != nil {
-				t.Fatal(err)
-			}
-			caught := caughtBy(rep)
-			if fault == brokenserver.None {
-				if len(caught) > 0 {
-					t.Fatalf("the proxy without a fault fails scenarios in 2026-07-28:\n%s", strings.Join(caught, "\n"))
-				}
-				return
-			}
-			if len(caught) == 0 || rep.RequiredPassed() {
-				t.Fatalf("fault %s was not caught in 2026-07-28", fault)
-			}
-			t.Logf("caught by %d scenarios, e.g. %s", len(caught), caught[0])
+			checkFaultCaught(t, ref, fault, tags, target.Era2026)
 		})
 	}
 }

@@ -338,10 +338,9 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 		writeJSON(w, status, answer)
 		return
 	}
-	var answer any
-	var status int
-	if answer, status, body = s.taskToolCall(env, body); answer != nil {
-		writeJSON(w, status, answer)
+	refusal, status, body := s.taskToolCall(env, body)
+	if refusal != nil {
+		writeJSON(w, status, refusal)
 		return
 	}
 	// The conformance fixtures' one answer mcp-go cannot give
@@ -355,8 +354,8 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 	}
 	st := newResponseStream(w)
 	ctx := withSink(s.taskContext(r.Context()), st)
-	answer2, code := s.serveOnce(ctx, st, env, body)
-	if answer2 == nil {
+	answer, code := s.serveOnce(ctx, st, env, body)
+	if answer == nil {
 		st.accepted()
 		return
 	}
@@ -364,7 +363,7 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 	if code != 0 {
 		status = statusFor(code)
 	}
-	st.answer(status, rewriteCreated(answer2), nil)
+	st.answer(status, rewriteCreated(answer), nil)
 }
 
 // serveOnce handles a 2026-era message with a session of its own, whose
