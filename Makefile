@@ -99,7 +99,7 @@ vet:
 # detector; so do the official suite's runs against the reference server,
 # which wait on Node (the 2026-era code they reach is race-tested in
 # server/mcpserver and server/suitefixtures); everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestRobustReferencePassesEachEra|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue|TestReferenceServerPassesTheOfficialSuite|TestReferenceServerWithFixturesPassesEverything)$$
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestFigureFaultsAreCaught|TestLimitFaultsAreCaught|TestRestartFaultsAreCaught|TestRestartScenariosPassInEveryCell|TestSidecarValueFaultsAreCaught|TestRobustReferencePassesEachEra|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue|TestReferenceServerPassesTheOfficialSuite|TestReferenceServerWithFixturesPassesEverything)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
@@ -117,8 +117,11 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 # than they compute, so PROOFS_PARALLEL of them run at once, more than
 # there are cores.
 PROOFS_PARALLEL ?= 4
+# Every fault proof tallies whether its fault was caught into $(POWER)
+# (brokenserver.Proof); the tally is printed at the end: the harness's power.
+POWER := $(BIN)/tests/power.tsv
 unit:
-	@log=$$(mktemp); start=$$(date +%s); \
+	@log=$$(mktemp); start=$$(date +%s); mkdir -p $(BIN)/tests; rm -f $(POWER); export TBBENCH_POWER=$$(pwd)/$(POWER); \
 	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official -- -test.timeout=8m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
 	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
@@ -126,6 +129,8 @@ unit:
 	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox -- -test.timeout=8m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
+	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
+	grep '^missed' $(POWER) 2>/dev/null; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
 ## tools: install Node 22, the official MCP conformance suite and the official sequential-thinking server into .tools/ (for tbbench official, the family tests and make test)
@@ -164,13 +169,13 @@ sidecar: build
 
 # The generator's open loops may miss their lag figure (exit 99): the leading - lets make go on. They
 # run with the real-time scheduler (--realtime-pacer auto), the generator at its most precise.
-## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling, the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency
+## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling and server CPU per call in both MCP eras (one interleaved run), the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency
 bench: build
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --direct --progress lines --run-id bench-generator-closed
 	-./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --direct --realtime-pacer auto --progress lines --run-id bench-generator-open
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --progress lines --run-id bench-generator-closed-sidecar
 	-./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --realtime-pacer auto --progress lines --run-id bench-generator-open-sidecar
-	./$(BIN)/tbbench load --tier regression --compare-storage fs,memory --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling
+	./$(BIN)/tbbench load --tier regression --compare-storage memory,fs,sqlite --era both --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling
 	./$(BIN)/tbbench load --tier long-session --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-long-session
 	./$(BIN)/tbbench load --tier stress --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-stress
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'

@@ -38,6 +38,17 @@ Feature: Event stream and observability_gateway
     When I record thoughts 1 to 2 of 2
     Then no event file is written
 
+  # The data model's thought_added carries at most 100 characters of the
+  # thought: a thought of 100 whole, one of 101 cut.
+  @events @intent @own-server
+  Scenario: a thought_added event carries a thought of 100 characters whole and cuts one of 101
+    Given a session at stage cipher_loaded on a server of its own writing events to a file
+    When I record a thought of 100 characters
+    Then its "thought_added" event carries the thought whole
+    When I record a thought of 101 characters
+    Then its "thought_added" event carries the thought cut to 100 characters
+    And every line of the event file follows the data model
+
   @observability @intent @own-server
   Scenario: with nothing reachable, health answers and says why each service is not healthy
     Given a fresh MCP session on a server of its own whose Prometheus and Grafana cannot be reached

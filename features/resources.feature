@@ -341,3 +341,15 @@ Feature: Mental models, resources, prompts and completion
       {}
       """
     Then the completions are "research, analysis, development"
+
+  # D18 and D24: the revision history of a thought holds the revisions of
+  # its revisions too, oldest first.
+  @intent
+  Scenario: revision history includes revisions of revisions (D18, D24)
+    Given a reasoning session at stage cipher_loaded
+    When I record thoughts 1 to 2 of 4
+    And I revise thought 1 with thought 3
+    And I revise thought 3 with thought 4
+    And I read the resource "thoughtbox://revisions/{{sid}}/1"
+    Then the resource JSON "count" is 3
+    And the resource lists the thoughts 1, 3, 4

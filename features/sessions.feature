@@ -319,3 +319,46 @@ Feature: Sessions
       {"sessionId": "{{sid}}", "analysisType": "evolution"}
       """
     Then the call fails naming "evolution", "patterns", "cognitive_load", "decision_points" and "full"
+
+  # D30: session list takes limit 1-100, default 20 (data model
+  # SessionFilter); outside the range it is refused naming the range, never
+  # clamped. 21 sessions of the scenario's own tag tell 20 from any other
+  # default up to 21.
+  @intent @sessions
+  Scenario: session list returns 20 sessions by default and takes a limit from 1 to 100 (D30)
+    Given a reasoning session at stage cipher_loaded
+    When I start 21 reasoning sessions tagged "many-{{nonce}}"
+    And I call "session" with:
+      """
+      {"operation": "list", "tags": ["many-{{nonce}}"]}
+      """
+    Then the call succeeds
+    And the answer's "sessions" has 20 items
+    And the answer has "hasMore" equal to true
+    When I call "session" with:
+      """
+      {"operation": "list", "tags": ["many-{{nonce}}"], "limit": 100}
+      """
+    Then the call succeeds
+    And the answer's "sessions" has 21 items
+    When I call "session" with:
+      """
+      {"operation": "list", "tags": ["many-{{nonce}}"], "limit": 1}
+      """
+    Then the call succeeds
+    And the answer's "sessions" has 1 items
+
+  @intent @sessions
+  Scenario Outline: session list refuses a limit of <limit>, naming the range (D30)
+    Given a reasoning session at stage cipher_loaded
+    When I call "session" with:
+      """
+      {"operation": "list", "limit": <limit>}
+      """
+    Then the call fails naming "limit" and "100"
+
+    Examples:
+      | limit |
+      | 0     |
+      | 101   |
+      | 150   |

@@ -133,3 +133,28 @@ Feature: Validation of thought arguments
       """
       {"thoughtNumber": 1, "sessionId": "{{*}}"}
       """
+
+  # D29: a fork point without a branch id is refused naming both, as a
+  # branch id without a fork point is; 1.2.2 stores the thought on the main
+  # chain, dropping the fork.
+  @intent @validation
+  Scenario: branchFromThought without branchId is refused naming both, and leaves no trace (D29)
+    Given a reasoning session at stage cipher_loaded
+    When I record 2 thoughts
+    And I call "thought" with:
+      """
+      {"thought": "Half a fork {{nonce}}", "nextThoughtNeeded": true, "branchFromThought": 1}
+      """
+    Then the call fails naming "branchFromThought" and "branchId"
+    When I record 1 thought
+    Then the answer has thoughtNumber 3
+
+  @intent @validation
+  Scenario: a first thought with branchFromThought and no branchId is refused naming both and starts nothing (D29)
+    Given a reasoning session at stage cipher_loaded
+    When I call "thought" with:
+      """
+      {"thought": "Half a fork {{nonce}}", "nextThoughtNeeded": true, "branchFromThought": 1}
+      """
+    Then the call fails naming "branchFromThought" and "branchId"
+    And no reasoning session was started

@@ -92,18 +92,13 @@ func (r Regression) Drop() float64 {
 	return r.Baseline - r.Current
 }
 
-// Compare sets the current scorecard against a baseline. Every axis score
-// and every level pass rate becomes a Delta. When the machine fingerprints
-// agree, an axis score, or the pass rate of a level that is required in
-// either run, that fell by more than RegressionThreshold is a Regression.
+// CompareLimits sets the current scorecard against a baseline (tbbench
+// compare, through package regress). Every axis score and every level pass
+// rate becomes a Delta. When the machine fingerprints agree, an axis score,
+// or the pass rate of a level that is required in either run, that fell by
+// more than its limit (limits, or RegressionThreshold) is a Regression.
 // Figures measured on one side only, and differences of target, kernel,
 // memory or harness, are noted.
-func Compare(baseline, current Scorecard) Comparison {
-	return CompareLimits(baseline, current, Limits{})
-}
-
-// CompareLimits is [Compare] with a limit of its own for some figures (a
-// gate file's "drop<2pp").
 func CompareLimits(baseline, current Scorecard, limits Limits) Comparison {
 	c := Comparison{
 		limits:     limits,

@@ -159,14 +159,14 @@ func TestFinishKeepsCallerGatesAndIsIdempotent(t *testing.T) {
 	if s.Verdict != VerdictPass {
 		t.Fatalf("verdict %q, gates %+v", s.Verdict, s.Gates)
 	}
-	s.Gates = append(s.Gates, Gate{Name: GateBaseline, Passed: false, Detail: "core −6 pp"})
+	s.Gates = append(s.Gates, Gate{Name: "no regression against baseline", Passed: false, Detail: "core −6 pp"})
 	s.Finish()
 	s.Finish()
 	var names []string
 	for _, g := range s.Gates {
 		names = append(names, g.Name)
 	}
-	want := []string{GateRequiredLevels, GateCorrectness, "custom", GateBaseline}
+	want := []string{GateRequiredLevels, GateCorrectness, "custom", "no regression against baseline"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("gates %v, want %v", names, want)
 	}

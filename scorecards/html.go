@@ -11,9 +11,6 @@ type HTMLOptions struct {
 	// Figures are charts drawn elsewhere, such as a load run's latency
 	// spectrum and throughput, shown under their sections.
 	Figures []Figure
-	// Comparison is the run set against a baseline; nil when none was
-	// given.
-	Comparison *Comparison
 }
 
 // Figure is one chart of the page: a self-contained SVG document (no
@@ -36,8 +33,7 @@ var htmlTemplate = template.Must(template.New("scorecard.html").Parse(htmlSource
 // inline CSS, SVG and script, no network asset): the verdict and overall
 // score, every axis with its score bar, weight and summary, the gates, the
 // correctness levels, each axis's checks (failed ones first, collapsible),
-// the figures of o, the comparison with a baseline when o has one, and the
-// target and machine.
+// the figures of o, and the target and machine.
 func (s Scorecard) HTML(o HTMLOptions) (string, error) {
 	var b strings.Builder
 	if err := htmlTemplate.Execute(&b, newPageView(s, o)); err != nil {

@@ -17,7 +17,6 @@ type pageView struct {
 	Gates                                []Gate
 	Checked                              []axisView // the axes with checks
 	Sections                             []sectionView
-	Comparison                           *comparisonView
 	Target, Machine                      []string
 }
 
@@ -40,20 +39,6 @@ type levelView struct {
 type sectionView struct {
 	Title string
 	SVGs  []template.HTML
-}
-
-type comparisonView struct {
-	Comparable        bool
-	Baseline, Current string
-	Threshold         string
-	Regressions       []string
-	Deltas            []deltaView
-	Notes             []string
-}
-
-type deltaView struct {
-	Name, Baseline, Current, Change string
-	Regressed                       bool
 }
 
 // barPx is the width of a score bar.
@@ -111,9 +96,6 @@ func newPageView(s Scorecard, o HTMLOptions) pageView {
 		}
 	}
 	v.Sections = sections(o.Figures)
-	if o.Comparison != nil {
-		v.Comparison = newComparisonView(*o.Comparison)
-	}
 	return v
 }
 
@@ -167,26 +149,6 @@ func sections(figs []Figure) []sectionView {
 		out[i].SVGs = append(out[i].SVGs, template.HTML(f.SVG)) // #nosec G203
 	}
 	return out
-}
-
-func newComparisonView(c Comparison) *comparisonView {
-	v := &comparisonView{Comparable: c.Comparable, Baseline: c.Baseline, Current: c.Current,
-		Threshold: percentPoints(RegressionThreshold), Notes: c.Notes}
-	regressed := map[string]bool{}
-	for _, r := range c.Regressions {
-		regressed[r.Kind+"\x00"+r.Name] = true
-		v.Regressions = append(v.Regressions, fmt.Sprintf("%s %s: %s → %s (−%s)", r.Kind, r.Name,
-			percent(r.Baseline), percent(r.Current), percentPoints(r.Drop())))
-	}
-	for _, d := range c.Deltas {
-		name := d.Name
-		if d.Kind == KindLevel {
-			name = "@" + name + " pass rate"
-		}
-		v.Deltas = append(v.Deltas, deltaView{Name: name, Baseline: score(d.Baseline), Current: score(d.Current),
-			Change: change(d), Regressed: regressed[d.Kind+"\x00"+d.Name]})
-	}
-	return v
 }
 
 func targetLines(t Target) []string {

@@ -165,7 +165,7 @@ Flags:
 	for _, era := range eras {
 		eraDir := eraDirOf(dir, era, len(eras))
 		fmt.Fprintf(os.Stderr, "tbbench conform: era %s\n", era)
-		c, card, rep := conformEra(ctx, tg, conform.Options{Target: tg, OutDir: eraDir, Required: required, Concurrency: *concurrency,
+		c, card, rep, why := conformEra(ctx, tg, conform.Options{Target: tg, OutDir: eraDir, Required: required, Concurrency: *concurrency,
 			Tags: *tags, Progress: newProgress(*progress, sel.Selected), Profile: family, Era: era}, *repeat, time.Now(), explicit && len(eras) == 1)
 		if rep != nil && c != exitNotApplicable {
 			reps = append(reps, *rep)
@@ -179,7 +179,7 @@ Flags:
 			}
 			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: card.Verdict == scorecards.VerdictPass, Detail: detail})
 		} else if c == exitNotApplicable {
-			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: true, Detail: "not applicable: the target does not speak it, or no selected scenario applies in it"})
+			eraChecks = append(eraChecks, scorecards.Check{Name: "era " + string(era), Passed: true, Detail: "not applicable: " + why})
 		}
 		switch c {
 		case exitNotApplicable:
@@ -225,17 +225,18 @@ Flags:
 }
 
 // exitNotApplicable is conformEra's answer for an era the target does not
-// speak, or in which no selected scenario applies (never an exit status).
+// speak, or in which no selected scenario applies (never an exit status);
+// conformEra says which.
 const exitNotApplicable = -1
 
 // conformEra runs the scenarios in one era and reports them; it returns the
 // era's exit status, or exitNotApplicable when the target does not speak
-// it (an error when the era was asked for by name).
-func conformEra(ctx context.Context, tg target.Target, o conform.Options, repeat int, start time.Time, explicit bool) (int, *scorecards.Scorecard, *conform.Report) {
+// it (an error when the era was asked for by name), with the reason.
+func conformEra(ctx context.Context, tg target.Target, o conform.Options, repeat int, start time.Time, explicit bool) (int, *scorecards.Scorecard, *conform.Report, string) {
 	dir, required := o.OutDir, o.Required
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitBadInput, nil, nil
+		return exitBadInput, nil, nil, ""
 	}
 	rep, stab, err := conform.Repeat(ctx, o, repeat, repeatDone(repeat))
 	finishProgress()
@@ -244,18 +245,18 @@ func conformEra(ctx context.Context, tg target.Target, o conform.Options, repeat
 		fmt.Println(msg)
 		_ = os.WriteFile(filepath.Join(dir, "conformance.md"), []byte("# Conformance: "+msg+"\n"), 0o644)
 		if explicit {
-			return exitBadInput, nil, nil
+			return exitBadInput, nil, nil, ""
 		}
-		return exitNotApplicable, nil, nil
+		return exitNotApplicable, nil, nil, err.Error()
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		fmt.Println(noResults)
 		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, conform.ErrFeatures) || errors.Is(err, conform.ErrSelection) ||
 			errors.Is(err, profile.ErrUndetected) {
-			return exitBadInput, nil, nil
+			return exitBadInput, nil, nil, ""
 		}
-		return exitFail, nil, nil
+		return exitFail, nil, nil, ""
 	}
 	how := "given with --profile"
 	if rep.Target.ProfileDetected {
@@ -314,14 +315,14 @@ func conformEra(ctx context.Context, tg target.Target, o conform.Options, repeat
 		fmt.Fprintf(os.Stderr, "tbbench: no selected scenario of a required level (%s) applies to this target in era %s: nothing was judged\n",
 			strings.Join(required, ","), o.Era)
 		if explicit {
-			return exitBadInput, &card, &rep
+			return exitBadInput, &card, &rep, ""
 		}
-		return exitNotApplicable, &card, &rep
+		return exitNotApplicable, &card, &rep, "no selected scenario of a required level (" + strings.Join(required, ",") + ") applies to this target in it"
 	}
 	if card.Verdict != scorecards.VerdictPass || (stab.Runs > 1 && !stab.RequiredPassed) {
-		return exitFail, &card, &rep
+		return exitFail, &card, &rep, ""
 	}
-	return exitPass, &card, &rep
+	return exitPass, &card, &rep, ""
 }
 
 // judgedRequired counts the scenarios of required levels that ran (passed

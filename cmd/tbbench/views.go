@@ -9,5 +9,5 @@ import (
 // scorecard.json; the page carries the charts of the run's load.json, if
 // any.
 func writeScorecardViews(c scorecards.Scorecard, dir string) error {
-	return report.WriteViews(dir, c, nil)
+	return report.WriteViews(dir, c)
 }

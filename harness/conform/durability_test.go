@@ -85,6 +85,7 @@ func TestDurabilityFaultsAreCaught(t *testing.T) {
 			inner = child
 		}
 		t.Run(name, func(t *testing.T) {
+			brokenserver.Proof(t, string(fault))
 			proxy, err := brokenserver.New(inner.HTTPBase(), fault, t.TempDir())
 			if err != nil {
 				t.Fatal(err)

@@ -2,18 +2,21 @@ package conform_test
 
 import (
 	"context"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/thoughtbox-bench/tbbench/features"
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokensidecar"
-	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -34,6 +37,12 @@ func caughtBy(rep conform.Report) []string {
 	return caught
 }
 
+// sessionsScope is the session toolhost's scenarios: the @sessions suite
+// without the golden-session figures and the limits (figures.feature,
+// limits.feature), which have faults and proofs of their own and would
+// double the time of every proof here.
+const sessionsScope = "sessions.feature exports.feature combinations.feature eras.feature @sessions"
+
 // faultSuites names, for each fault, the suite whose scenarios must catch
 // it: the smallest one that does. Running a fault against its suite rather
 // than the whole suite keeps the test short; the proxy without a fault runs
@@ -47,13 +56,13 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.StageOnFailure:   "@gating",
 	brokenserver.NoClose:          "@ledger",
 	brokenserver.CannedReads:      "@ledger",
-	brokenserver.NoCookbook:       "@sessions",
+	brokenserver.NoCookbook:       sessionsScope,
 	brokenserver.UnscopedSessions: "@validation",
 
 	brokenserver.BodyLimitOffByOne:      "@transport",
 	brokenserver.LongTitleTruncated:     "@validation",
-	brokenserver.MarkdownNoRevisions:    "@sessions",
-	brokenserver.CipherCutShort:         "@sessions",
+	brokenserver.MarkdownNoRevisions:    sessionsScope,
+	brokenserver.CipherCutShort:         sessionsScope,
 	brokenserver.AgentNameNeedsID:       "@behavioural",
 	brokenserver.LastCountsBranches:     "@ledger",
 	brokenserver.ReadReportsCurrent:     "@ledger",
@@ -69,16 +78,16 @@ var faultSuites = map[brokenserver.Fault]string{
 	brokenserver.UnknownModelListsNothing:  "@resources",
 	brokenserver.EmptyThoughtQuery:         "@resources",
 
-	brokenserver.SearchIgnoresQuery:           "@sessions",
-	brokenserver.SearchEchoesQuery:            "@sessions",
-	brokenserver.AnalyzeIgnoresBranches:       "@sessions",
-	brokenserver.AnalyzeRevisionRateWrong:     "@sessions",
-	brokenserver.LearningsSkipUnknownMoment:   "@sessions",
-	brokenserver.LearningsSignalAlwaysSuccess: "@sessions",
-	brokenserver.DiscoveryUnknownAction:       "@sessions",
-	brokenserver.ListForeignCursor:            "@sessions",
-	brokenserver.DeepAnalysisIgnoresBranches:  "@sessions",
-	brokenserver.DeepAnalysisUnknownType:      "@sessions",
+	brokenserver.SearchIgnoresQuery:           sessionsScope,
+	brokenserver.SearchEchoesQuery:            sessionsScope,
+	brokenserver.AnalyzeIgnoresBranches:       sessionsScope,
+	brokenserver.AnalyzeRevisionRateWrong:     sessionsScope,
+	brokenserver.LearningsSkipUnknownMoment:   sessionsScope,
+	brokenserver.LearningsSignalAlwaysSuccess: sessionsScope,
+	brokenserver.DiscoveryUnknownAction:       sessionsScope,
+	brokenserver.ListForeignCursor:            sessionsScope,
+	brokenserver.DeepAnalysisIgnoresBranches:  sessionsScope,
+	brokenserver.DeepAnalysisUnknownType:      sessionsScope,
 }
 
 // TestEveryInjectedFaultIsCaught runs the suite that targets each fault
@@ -109,20 +118,33 @@ func TestEveryInjectedFaultIsCaught(t *testing.T) {
 	}
 }
 
-// checkFaultCaught runs the scenarios tags selects, in era, through a
+// checkFaultCaught runs the scenarios scope selects, in era, through a
 // broken server that injects fault in front of ref: a fault must make a
 // required scenario fail, and the proxy without a fault must pass them all
-// (so it is the fault, not the proxy, that the scenarios catch).
-func checkFaultCaught(t *testing.T, ref target.Target, fault brokenserver.Fault, tags string, era target.Era) {
+// (so it is the fault, not the proxy, that the scenarios catch). scope is a
+// tag expression, optionally after the feature files to run ("figures.feature
+// @sessions"; all of them when it names none): a proof that runs only the
+// files whose scenarios can catch its fault takes a fraction of the time.
+func checkFaultCaught(t *testing.T, ref target.Target, fault brokenserver.Fault, scope string, era target.Era) {
 	t.Helper()
+	brokenserver.Proof(t, string(fault), string(era))
 	proxy, err := brokenserver.New(ref.HTTPBase(), fault, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(proxy)
 	defer srv.Close()
-	rep := runTaggedIn(t, targetspec.Spec{URL: srv.URL + "/mcp",
-		ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}, tags, era)
+	files, tags := scopeOf(scope)
+	tg, err := targetspec.Spec{URL: srv.URL + "/mcp", ExportDir: filepath.Join(ref.Info().DataDir, "exports"), Canary: target.Canary()}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"},
+		Tags: tags, Era: era, Features: featureFiles(t, files)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	caught := caughtBy(rep)
 	if fault == brokenserver.None {
 		if len(caught) > 0 {
@@ -148,24 +170,8 @@ func TestSidecarCountFaultsAreCaught(t *testing.T) {
 			name = "no-fault"
 		}
 		t.Run(name, func(t *testing.T) {
-			inner, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tg, err := brokensidecar.Wrap(inner, fault)
-			if err != nil {
-				inner.Close()
-				t.Fatal(err)
-			}
-			defer tg.Close()
-			dir := t.TempDir()
-			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: dir,
-				Required: []string{"core", "intent"}, Tags: "@gating,@validation,@sidecar"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			requirePass(t, rep)
-			for _, st := range []string{transcript.StatusOK, transcript.StatusToolError, transcript.StatusError} {
+			rep, dir := runBrokenSidecar(t, fault)
+			for _, st := range []string{outcome.OK, outcome.ToolError, outcome.Error} {
 				n := 0
 				for _, m := range rep.Counts.Statuses {
 					n += m[st]
@@ -207,6 +213,81 @@ func TestSidecarCountFaultsAreCaught(t *testing.T) {
 type eraCase struct {
 	fault brokenserver.Fault
 	era   target.Era
+}
+
+// runBrokenSidecar runs the scenarios with tool errors and JSON-RPC errors
+// (gating, validation, the sidecar suite's protocol errors) against the
+// reference server through a sidecar broken by fault, as the proof of that
+// fault: every scenario must pass (the fault is in what the sidecar counts,
+// not in what the server answers). It returns the report and its directory.
+func runBrokenSidecar(t *testing.T, fault brokensidecar.Fault) (conform.Report, string) {
+	t.Helper()
+	brokenserver.Proof(t, "sidecar "+string(fault))
+	inner, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg, err := brokensidecar.Wrap(inner, fault)
+	if err != nil {
+		inner.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	dir := t.TempDir()
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: dir,
+		Required: []string{"core", "intent"}, Tags: "@gating,@validation,@sidecar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requirePass(t, rep)
+	return rep, dir
+}
+
+// scopeOf splits a proof's scope into the feature files it names and its
+// tag expression.
+func scopeOf(scope string) (files []string, tags string) {
+	var rest []string
+	for _, f := range strings.Fields(scope) {
+		if strings.HasSuffix(f, ".feature") {
+			files = append(files, f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	return files, strings.Join(rest, " ")
+}
+
+// featureFiles returns the embedded feature files named (nil, every file,
+// when none is).
+func featureFiles(t *testing.T, names []string) fs.FS {
+	t.Helper()
+	if len(names) == 0 {
+		return nil
+	}
+	out := fstest.MapFS{}
+	for _, n := range names {
+		b, err := fs.ReadFile(features.FS, n)
+		if err != nil {
+			t.Fatalf("feature file %s: %v", n, err)
+		}
+		out[n] = &fstest.MapFile{Data: b}
+	}
+	return out
+}
+
+// alternateEras returns a case for each fault in one era, the eras taken
+// in turn, and the proxy without a fault in every era: for faults that act
+// on an answer's content alike in both eras, each era still catches some,
+// at half the time of running each in both.
+func alternateEras(faults []brokenserver.Fault) []eraCase {
+	var out []eraCase
+	for _, era := range target.Eras {
+		out = append(out, eraCase{brokenserver.None, era})
+	}
+	for i, f := range faults {
+		out = append(out, eraCase{f, target.Eras[i%len(target.Eras)]})
+	}
+	return out
 }
 
 // eraCases are the faults in each era: a wrong server is wrong in both.

@@ -121,6 +121,7 @@ func TestObservatoryFaultsAreCaught(t *testing.T) {
 			// Most of a caught fault's run is a step waiting for a frame
 			// that does not come.
 			t.Parallel()
+			brokenserver.Proof(t, string(fault))
 			tg, err := putObservedBehindProxy(ref, fault, t.TempDir())
 			if err != nil {
 				t.Fatal(err)

@@ -48,6 +48,7 @@ func (p ownServerFaults) run(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			brokenserver.Proof(t, string(fault))
 			rep, err := conform.Run(context.Background(), conform.Options{Target: ownServersBehindProxy{Target: ref, fault: fault, tmp: t.TempDir()},
 				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: p.tags})
 			if err != nil {

@@ -262,8 +262,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// one (another era, a repeat): this run's counts are what it counted
 	// from now on.
 	var before sidecar.Counts
+	var values *valueGate
 	if front, ok := target.As[Proxied](o.Target); ok {
-		before = front.Counts()
+		before, values = front.Counts(), startValueGate(ctx, o.Target)
 	}
 	env := &steps.Env{Target: o.Target, Nonce: o.Nonce, Era: o.Era}
 	prof, tools, err := handshake(ctx, o, &rep, env)
@@ -401,7 +402,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	rep.Levels = levels(rep.Scenarios, o.Required)
 	rep.Counts = env.Counts()
 	if proxied {
-		rep.Observability = CompareCounts(rep.Counts, front.Counts().Minus(before), tools)
+		rep.Observability = append(CompareCounts(rep.Counts, front.Counts().Minus(before), tools), values.checks(ctx, rep.Counts, tools)...)
 	}
 	if _, err := rep.WriteJUnit(o.OutDir); err != nil {
 		return rep, err

@@ -42,6 +42,7 @@ func TestStdioFramingFaultsAreCaught(t *testing.T) {
 			t.Run("stdio-"+storage+"/"+name, func(t *testing.T) {
 				// Most of each run is waiting for processes to start.
 				t.Parallel()
+				brokenserver.Proof(t, string(fault), "stdio", storage)
 				env := []string{brokenserver.StdioEnv(fault), "THOUGHTBOX_STORAGE=" + storage, "THOUGHTBOX_DATA_DIR=" + t.TempDir(),
 					"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + embedded.CritiqueTimeout.String(),
 					// With -race every process sleeps a second when it

@@ -8,8 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 var statusRE = regexp.MustCompile(`status (\d{3})`)
@@ -22,16 +22,16 @@ func Classify(err error) string {
 	var rpc *target.RPCError
 	switch {
 	case err == nil:
-		return loadreport.ClassOK
+		return outcome.OK
 	case errors.As(err, &rpc):
 		return "jsonrpc_" + strconv.Itoa(rpc.Code)
 	case errors.Is(err, transport.ErrSessionTerminated):
 		return "http_404"
 	case errors.Is(err, context.DeadlineExceeded):
-		return loadreport.ClassTimeout
+		return outcome.Timeout
 	}
 	if m := statusRE.FindStringSubmatch(err.Error()); m != nil {
 		return "http_" + m[1]
 	}
-	return loadreport.ClassTransport
+	return outcome.Transport
 }

@@ -7,7 +7,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // Live follows a run as it goes, for a progress display: calls, errors and
@@ -54,7 +54,7 @@ func (l *Live) add(s sample) {
 		return
 	}
 	l.calls.Add(1)
-	if s.Class != loadreport.ClassOK {
+	if s.Class != outcome.OK {
 		l.errors.Add(1)
 	}
 	l.mu.Lock()

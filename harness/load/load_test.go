@@ -159,6 +159,7 @@ func TestFaultsAreReported(t *testing.T) {
 			continue // within any absolute limit: only an A/B run shows them (TestABRunCatchesAPlantedRegression)
 		}
 		t.Run(string(fault), func(t *testing.T) {
+			brokenserver.Proof(t, "load "+string(fault))
 			rep, err := load.Run(context.Background(), load.Options{Tier: workload.Smoke, Workload: faultWorkload(t), Seed: 3,
 				Subjects: []load.Subject{brokenTarget(t, fault)}})
 			if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // Executor runs iterations: pace.Open or pace.Closed.
@@ -106,7 +107,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 	rec := metrics.NewRecorder(time.Now(), 0)
 	ph.record = func(user int, sm sample) {
 		class := sm.Class
-		if class == loadreport.ClassOK {
+		if class == outcome.OK {
 			class = ""
 		}
 		rec.Record(user, metrics.Call{Op: sm.Op, Class: class, Message: sm.Message,

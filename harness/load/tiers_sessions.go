@@ -13,6 +13,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // longSession runs one virtual user through one reasoning session of
@@ -32,7 +33,7 @@ func (r *runner) longSession(ctx context.Context, t workload.Tier, label string,
 		Executor: &pace.Closed{Users: 1, Iterations: uint64(steps + 2), GracefulStop: 5 * time.Second},
 		OnSample: func(s sample) {
 			switch {
-			case s.Class != loadreport.ClassOK:
+			case s.Class != outcome.OK:
 			case s.Op == string(workload.OpThought) || s.Op == string(workload.OpRevision):
 				costs = append(costs, s.Done.Sub(s.Sent))
 			case s.Op == string(workload.OpClose):
@@ -131,14 +132,14 @@ func (r *runner) measureListing(ctx context.Context, tg target.Target, ids []str
 	rec := metrics.NewRecorder(time.Now(), 1)
 	record := func(op workload.Op, sent time.Time, err error, res target.ToolResult) {
 		class := Classify(err)
-		if class == loadreport.ClassOK {
+		if class == outcome.OK {
 			class = ""
 		}
 		msg := ""
 		if err != nil {
 			msg = err.Error()
 		} else if res.IsError {
-			class, msg = loadreport.ClassToolError, res.Text()
+			class, msg = outcome.ToolError, res.Text()
 		}
 		rec.Record(0, metrics.Call{Op: string(op), Class: class, Message: msg, Scheduled: sent, Sent: sent, Done: time.Now()})
 	}

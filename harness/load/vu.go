@@ -10,11 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
 	"github.com/thoughtbox-bench/tbbench/harness/profile"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // sample is one measured call.
@@ -233,9 +233,9 @@ func (v *vu) outcome(op string, scheduled, sent time.Time, err error, res *targe
 	if err != nil {
 		s.Message = err.Error()
 	} else if res != nil && res.IsError {
-		s.Class, s.Message = loadreport.ClassToolError, res.Text()
+		s.Class, s.Message = outcome.ToolError, res.Text()
 	}
-	if s.Class != loadreport.ClassOK {
+	if s.Class != outcome.OK {
 		v.p.errors.Add(transcript.Entry{Kind: transcript.Note, Method: op,
 			Text: fmt.Sprintf("user %d session %d step %d: %s: %s", v.index, v.session, v.pos, s.Class, clip(s.Message, 2000))})
 	}

@@ -31,13 +31,13 @@ const (
 )
 
 // WriteViews writes scorecard.md and scorecard.html for card into dir. The
-// page shows the charts of dir/load.json when that file exists, and the
-// comparison with a baseline when cmp is not nil. A load.json that cannot
-// be read is reported, and the page is written without its charts.
-func WriteViews(dir string, card scorecards.Scorecard, cmp *scorecards.Comparison) error {
+// page shows the charts of dir/load.json when that file exists. A load.json
+// that cannot be read is reported, and the page is written without its
+// charts.
+func WriteViews(dir string, card scorecards.Scorecard) error {
 	mdErr := os.WriteFile(filepath.Join(dir, MarkdownFile), []byte(card.Markdown()), 0o644)
 	figs, figErr := Figures(dir)
-	page, err := card.HTML(scorecards.HTMLOptions{Figures: figs, Comparison: cmp})
+	page, err := card.HTML(scorecards.HTMLOptions{Figures: figs})
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, HTMLFile), []byte(page), 0o644)
 	}

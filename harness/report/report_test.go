@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
 func TestFiguresOfALoadRun(t *testing.T) {
@@ -39,8 +37,7 @@ func TestFiguresOfALoadRun(t *testing.T) {
 func TestWriteViews(t *testing.T) {
 	dir := t.TempDir()
 	card := runCard(writeLoadRun(t, dir))
-	cmp := scorecards.Compare(card, card)
-	if err := WriteViews(dir, card, &cmp); err != nil {
+	if err := WriteViews(dir, card); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
@@ -51,7 +48,7 @@ func TestWriteViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Latency spectrum (load, tier regression)", "Throughput per target", `id="comparison"`, "p99 agrees with the client"} {
+	for _, want := range []string{"Latency spectrum (load, tier regression)", "Throughput per target", "p99 agrees with the client"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("scorecard.html lacks %q", want)
 		}
@@ -60,7 +57,7 @@ func TestWriteViews(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, LoadFile), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteViews(dir, card, nil); err == nil || !strings.Contains(err.Error(), "load.json") {
+	if err := WriteViews(dir, card); err == nil || !strings.Contains(err.Error(), "load.json") {
 		t.Errorf("broken load.json: error %v", err)
 	}
 	page, _ = os.ReadFile(filepath.Join(dir, HTMLFile))

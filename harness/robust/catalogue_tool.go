@@ -198,6 +198,8 @@ func toolInputs() []Input {
 	}
 	add("thought/number-zero-new-session", whole, ConnFresh, gatewayTool, gateway(`"thought"`, thoughtWith(`"thoughtNumber":0`)))
 	add("thought/branch-in-new-session", fork, ConnFresh, gatewayTool, gateway(`"thought"`, thoughtWith(`"branchId":"b"`, `"branchFromThought":1`)))
+	add("thought/revision-in-new-session", "a revision must name an existing thought, and a first thought revises none: refused, it leaves no session behind, neither stored nor current (1.2.2 creates the session before it checks the revision)", ConnFresh, gatewayTool,
+		gateway(`"thought"`, thoughtWith(`"isRevision":true`, `"revisesThought":1`)))
 
 	// Reads that name a thought that cannot exist.
 	for name, v := range map[string]string{"zero": `0`, "negative": `-1`, "fraction": `1.5`, "unknown": `99`, "1e308": `1e308`,

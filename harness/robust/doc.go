@@ -3,9 +3,15 @@
 // null fields, huge strings, NUL and unpaired surrogates, out-of-range
 // numbers, path-like ids, malformed JSON-RPC and HTTP — each sent through
 // MCP (or raw HTTP where the input is below MCP). After every input the
-// target must still answer and nothing it holds may have changed: the
-// sessions and thoughts read back through MCP, and, when the harness knows
-// the data directory, the files in it.
+// target must still answer and nothing it holds may have changed, as read
+// back through MCP on each of the run's connections (state.go): the
+// reasoning sessions listed and their thoughts, each connection's
+// navigation, its current reasoning session (the one its next thought goes
+// to, or none) and its stage (which the answer to a read gated at
+// cipher_loaded shows), and in the 2026 era its context; an answer that
+// hands the client a context none of the connections carries changes the
+// client's. When the harness knows the data directory, the files in it
+// must be as they were too.
 //
 // The catalogue judges rules, never wording: an input is refused when the
 // answer is a tool result with isError, a JSON-RPC error, or an HTTP 4xx

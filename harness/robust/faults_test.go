@@ -16,6 +16,7 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/robust"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
+	"github.com/thoughtbox-bench/tbbench/harness/testdata/brokenserver"
 )
 
 // faulty puts a proxy that misbehaves in front of the reference server and
@@ -66,6 +67,7 @@ func failures(results []robust.Result) map[string]string {
 // TestASwallowedErrorFails: a server that answers a bad input with a normal
 // result fails that input.
 func TestASwallowedErrorFails(t *testing.T) {
+	brokenserver.Proof(t, "robust swallowed-error")
 	names := []string{"thought/thoughtNumber-zero", "session/get-sessionId-unknown", "limit/body-at-4MiB"}
 	results := faulty(t, names, robust.Options{NoFaults: true}, func(p *httputil.ReverseProxy, _ string) http.Handler {
 		p.ModifyResponse = func(r *http.Response) error {
@@ -92,6 +94,7 @@ func TestASwallowedErrorFails(t *testing.T) {
 // TestASideEffectFails: a server that refuses an input but changes its
 // state anyway fails it, as read back through MCP.
 func TestASideEffectFails(t *testing.T) {
+	brokenserver.Proof(t, "robust side-effect")
 	names := []string{"thought/totalThoughts-zero", "thought/branchId-slash"}
 	results := faulty(t, names, robust.Options{NoFaults: true}, func(p *httputil.ReverseProxy, upstream string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,6 +124,7 @@ func TestASideEffectFails(t *testing.T) {
 // TestAServerThatStopsAnsweringFails: after a server stops answering, the
 // input that stopped it fails and no later one is counted as passed.
 func TestAServerThatStopsAnsweringFails(t *testing.T) {
+	brokenserver.Proof(t, "robust stops-answering")
 	names := []string{"jsonrpc/not-json-words", "thought/thoughtNumber-zero"}
 	var dead atomic.Bool
 	results := faulty(t, names, robust.Options{NoFaults: true}, func(p *httputil.ReverseProxy, _ string) http.Handler {
@@ -150,6 +154,7 @@ func TestAServerThatStopsAnsweringFails(t *testing.T) {
 // critique timeout when the client does not answer sampling fails the
 // sampling faults; the others still pass.
 func TestASlowCritiqueFails(t *testing.T) {
+	brokenserver.Proof(t, "robust slow-critique")
 	results := faulty(t, []string{"thought/thoughtNumber-zero"}, robust.Options{CritiqueTimeout: time.Nanosecond}, func(p *httputil.ReverseProxy, _ string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)

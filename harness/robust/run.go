@@ -93,6 +93,9 @@ type runner struct {
 	// readWritten are the data directory's files every read-back changes
 	// (2026 era), left out of its comparison.
 	readWritten map[string]bool
+	// handed is the context the answer to the input being judged hands
+	// the client (2026 era; "" for none): see handedContext.
+	handed string
 }
 
 // Run sends every input to tg and judges it. It returns an error only when
@@ -331,6 +334,7 @@ func (r *runner) judge(ctx context.Context, in Input) Result {
 	}
 	r.rec.Notef("robustness input %s (%s)", in.Name, in.Rule)
 	ictx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	r.handed = ""
 	res.Outcome, res.Detail = r.send(ictx, in)
 	cancel()
 	switch {
@@ -361,9 +365,15 @@ func (r *runner) judge(ctx context.Context, in Input) Result {
 		res.Detail += "; " + r.stopped
 		return res
 	}
-	if d := diff("through MCP", before, r.state) + diff("in the data directory", files, r.files); d != "" {
+	var changed []string
+	for _, d := range []string{diff("through MCP", before, r.state), diff("in the data directory", files, r.files), r.contextHandedOut()} {
+		if d != "" {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) > 0 {
 		res.Passed = false
-		res.Detail += "; it changed something: " + d
+		res.Detail += "; it changed something: " + strings.Join(changed, "; ")
 	}
 	return res
 }
@@ -404,7 +414,11 @@ func (r *runner) send(ctx context.Context, in Input) (Outcome, string) {
 		}
 		return r.post(ctx, in, body, header)
 	}
-	return classifyResult(c.Request(ctx, "tools/call", params))
+	raw, err := c.Request(ctx, "tools/call", params)
+	if err == nil {
+		r.handed = contextOf(raw)
+	}
+	return classifyResult(raw, err)
 }
 
 // argsMark stands for a tools/call's arguments while the rest of the
@@ -615,6 +629,7 @@ func (r *runner) post(ctx context.Context, in Input, body string, header map[str
 	if err != nil {
 		return NoAnswer, err.Error()
 	}
+	r.handed = handedContext(messages(resp))
 	return classifyHTTP(resp)
 }
 

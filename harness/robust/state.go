@@ -20,14 +20,30 @@ import (
 // change on a read without anything being written.
 var volatileKeys = map[string]bool{"lastAccessedAt": true}
 
-// stateReads are the operations whose answers make up the state of a
-// connection as MCP shows it (get_state only: list_sessions moves a
-// connection's navigation on). The main connection also lists the sessions
-// and reads its session's thoughts, branch and structure.
+// stateReads are the operations whose answers make up the state of every
+// connection as MCP shows it, read after every input:
+//
+//   - get_state: the navigation (project, task, aspect, the session a
+//     load_context chose) and its level;
+//   - read_thoughts and get_structure of the connection's current
+//     reasoning session: which session the connection's next thought goes
+//     to (refused when it has none, as on the fresh and entry connections;
+//     a refused input that leaves one behind changes that answer), and its
+//     thoughts;
+//   - the stage: read_thoughts and get_structure are gated at
+//     cipher_loaded, so on a connection below it their refusal names the
+//     stage it is at (currentStage) and on one at it they are answered: a
+//     stage that moves changes their answer.
+//
+// list_sessions is not among them (it moves a connection's navigation on
+// from its first level): the main connection, past that level, also lists
+// every session (a session left behind by a refused input, even an empty
+// one, is listed) and reads its branch. In the 2026 era every connection's
+// reads run in the context it carries, so they read the context's state;
+// the context's id is part of the state too.
 var (
-	stateReads = []struct{ op, args string }{{"get_state", ""}}
-	mainReads  = []struct{ op, args string }{{"list_sessions", `{"filters":{"limit":1000}}`}, {"read_thoughts", `{"range":[1,100]}`},
-		{"read_thoughts", `{"branchId":"alt"}`}, {"get_structure", ""}}
+	stateReads = []struct{ op, args string }{{"get_state", ""}, {"read_thoughts", `{"range":[1,100]}`}, {"get_structure", ""}}
+	mainReads  = []struct{ op, args string }{{"list_sessions", `{"filters":{"limit":1000}}`}, {"read_thoughts", `{"branchId":"alt"}`}}
 )
 
 // mcpState reads the state of every connection through MCP and returns it
@@ -49,6 +65,9 @@ func mcpState(ctx context.Context, conns [numConns]*target.Conn) (map[string]str
 				return nil, fmt.Errorf("%s on %s: %w", r.op, connNames[i], err)
 			}
 			out[connNames[i]+" "+r.op+" "+r.args] = normalise(res.Text())
+		}
+		if id := c.ContextID(); id != "" {
+			out[connNames[i]+" contextId"] = id
 		}
 	}
 	return out, nil

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
-const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tbbench-security","version":"1"}}}`
+var initBody = target.InitializeBody(1, "tbbench-security")
 
 // refused4xx judges an answer that must be a refusal: a 4xx status.
 func refused4xx(resp target.HTTPResponse, err error) verdict {
@@ -92,7 +94,7 @@ func bodyLimit(ctx context.Context, e *env) verdict {
 	head := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"pad":"`
 	tail := `"}}}`
 	body := head + strings.Repeat("p", 4<<20+1-len(head)-len(tail)) + tail
-	resp, err := target.RawHTTP(ctx, e.rec, e.tg.HTTPBase(), "POST", "", map[string]string{"Mcp-Session-Id": c.SessionID()}, body)
+	resp, err := target.RawHTTP(ctx, e.rec, e.tg.HTTPBase(), "POST", "", map[string]string{mcp.HeaderSessionID: c.SessionID()}, body)
 	switch {
 	case err != nil:
 		return fail("no answer: " + err.Error())

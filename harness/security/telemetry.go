@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -126,7 +127,7 @@ func (s *sidecarRun) spanText() string {
 
 // post sends a raw JSON-RPC body through the sidecar on its session.
 func (s *sidecarRun) post(ctx context.Context, e *env, body string, header map[string]string) {
-	h := map[string]string{"Mcp-Session-Id": s.conn.SessionID()}
+	h := map[string]string{mcp.HeaderSessionID: s.conn.SessionID()}
 	for k, v := range header {
 		h[k] = v
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/cucumber/godog"
 )
 
-// The steps of features/eras.feature: the stateless era's own rules, seen
+// registerEras binds the steps of features/eras.feature: the stateless era's own rules, seen
 // through raw HTTP and the connection's requests.
-func registerEraSteps(sc *godog.ScenarioContext, w *World) {
+func registerEras(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^I POST to the MCP endpoint in my session with the header "([^"]*)" set to "([^"]*)":$`, w.postAsMineWithHeader)
 	sc.Step(`^the HTTP body is a JSON-RPC error with code (-?\d+)$`, w.httpRPCErrorCode)
 	sc.Step(`^I ask the server "([^"]*)"$`, w.askServer)

@@ -4,10 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cucumber/godog"
 	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/fixtures"
 )
+
+// registerGolden binds the steps of golden sequences.
+func registerGolden(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^I play the golden sequence "([^"]*)"$`, w.playGolden)
+	sc.Step(`^every answer matches the golden sequence, apart from the reference server's documented fixes$`, w.goldenCore)
+	sc.Step(`^every answer matches the golden sequence, including the reference server's fixes$`, w.goldenAll)
+}
 
 // caller plays fixtures through the scenario's current MCP session.
 type caller struct{ w *World }

@@ -8,11 +8,31 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tbbench-raw","version":"1"}}}`
+// registerHTTP binds the steps of HTTP and protocol: raw requests, statuses, tools and resources.
+func registerHTTP(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^I GET "([^"]*)"$`, w.get)
+	sc.Step(`^I POST to the MCP endpoint without a session id:$`, w.postNoSession)
+	sc.Step(`^I POST to the MCP endpoint in my session:$`, w.postInSession)
+	sc.Step(`^I POST to the MCP endpoint with the session id "([^"]*)":$`, w.postWithSessionID)
+	sc.Step(`^I DELETE my session$`, w.deleteMySession)
+	sc.Step(`^I POST (\d+) MiB to the MCP endpoint in my session$`, w.postMiB)
+	sc.Step(`^I POST an initialize to the MCP endpoint with the header "([^"]*)" set to "([^"]*)"$`, w.postInitWithHeader)
+	sc.Step(`^the HTTP status is (\d+)$`, w.httpStatus)
+	sc.Step(`^the HTTP body has "([^"]*)" equal to "([^"]*)"$`, w.httpBodyHas)
+	sc.Step(`^the HTTP body is a JSON-RPC error$`, w.httpBodyRPCError)
+	sc.Step(`^I list the tools$`, w.listTools)
+	sc.Step(`^the tools are "([^"]*)"$`, w.toolsAre)
+	sc.Step(`^the "([^"]*)" operations are "([^"]*)"$`, w.toolOperations)
+	sc.Step(`^I read the resource "([^"]*)"$`, w.readResource)
+	sc.Step(`^the resource text starts with "([^"]*)"$`, w.resourceStartsWith)
+}
+
+var initializeBody = target.InitializeBody(1, "tbbench-raw")
 
 func (w *World) raw(method, path string, header map[string]string, body string) error {
 	res, err := target.RawHTTP(w.ctx, w.rec, target.Unwrap(w.env.Target).HTTPBase(), method, path, header, body)
@@ -33,7 +53,7 @@ func (w *World) mySession() (map[string]string, error) {
 	if c.SessionID() == "" {
 		return nil, fmt.Errorf("the current MCP session has no session id (stdio?)")
 	}
-	return map[string]string{"Mcp-Session-Id": c.SessionID(), "Mcp-Protocol-Version": target.ProtocolVersion}, nil
+	return map[string]string{mcp.HeaderSessionID: c.SessionID(), mcp.HeaderProtocolVersion: target.ProtocolVersion}, nil
 }
 
 // postAsMine POSTs body as a message of the current connection: in its
@@ -61,7 +81,7 @@ func (w *World) postInSession(doc *godog.DocString) error {
 }
 
 func (w *World) postWithSessionID(id string, doc *godog.DocString) error {
-	return w.raw("POST", "", map[string]string{"Mcp-Session-Id": w.expand(id), "Mcp-Protocol-Version": target.ProtocolVersion}, w.expand(doc.Content))
+	return w.raw("POST", "", map[string]string{mcp.HeaderSessionID: w.expand(id), mcp.HeaderProtocolVersion: target.ProtocolVersion}, w.expand(doc.Content))
 }
 
 func (w *World) deleteMySession() error {

@@ -5,12 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cucumber/godog"
 	"regexp"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/fixtures"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
+
+// registerProxy binds the steps of the sidecar's transparency: the same requests directly and through it.
+func registerProxy(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^I play the golden sequence "([^"]*)" directly and through the sidecar$`, w.playBothWays)
+	sc.Step(`^both plays gave the same answers$`, w.samePlays)
+	sc.Step(`^I send the protocol-error requests directly and through the sidecar$`, w.protocolErrorsBothWays)
+	sc.Step(`^both got the same HTTP statuses and bodies$`, w.sameHTTP)
+}
 
 // loggingCaller plays a fixture and keeps every answer it got.
 type loggingCaller struct {
@@ -100,9 +111,9 @@ var protocolErrors = []struct {
 }{
 	{"POST without a session id", "POST", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, nil},
 	{"POST with an unknown session id", "POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
-		map[string]string{"Mcp-Session-Id": "6d1e1b2c-0000-4000-8000-000000000000", "Mcp-Protocol-Version": target.ProtocolVersion}},
+		map[string]string{mcp.HeaderSessionID: "6d1e1b2c-0000-4000-8000-000000000000", mcp.HeaderProtocolVersion: target.ProtocolVersion}},
 	{"DELETE of an unknown session", "DELETE", "",
-		map[string]string{"Mcp-Session-Id": "6d1e1b2c-0000-4000-8000-000000000001", "Mcp-Protocol-Version": target.ProtocolVersion}},
+		map[string]string{mcp.HeaderSessionID: "6d1e1b2c-0000-4000-8000-000000000001", mcp.HeaderProtocolVersion: target.ProtocolVersion}},
 	{"GET without a session id", "GET", "", nil},
 }
 

@@ -3,8 +3,26 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cucumber/godog"
 	"strings"
 )
+
+// registerReads binds the steps of reads and structure.
+func registerReads(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^I get thoughts ([\d, ]+)$`, w.getThoughts)
+	sc.Step(`^I get (\d+) thoughts$`, w.getCount)
+	sc.Step(`^the read query is "([^"]*)"$`, w.queryIs)
+	sc.Step(`^every thought read carries the run's nonce$`, w.readCarriesNonce)
+	sc.Step(`^every thought read is on branch "([^"]*)"$`, w.readOnBranch)
+	sc.Step(`^the read session is not "([^"]*)"$`, w.readSessionNot)
+	sc.Step(`^thought (\d+) is a revision of thought (\d+)$`, w.isRevisionOf)
+	sc.Step(`^thought (\d+) is attributed to "([^"]*)" "([^"]*)"$`, w.attributed)
+	sc.Step(`^thought (\d+) reads "([^"]*)"$`, w.thoughtReads)
+	sc.Step(`^the structure's main chain has length (\d+), head (\d+) and tail (\d+)$`, w.mainChainIs)
+	sc.Step(`^the structure lists the revisions (.+)$`, w.revisionsAre)
+	sc.Step(`^the structure reports branch "([^"]*)" forking from (\d+) with range (\d+) to (\d+) and length (\d+)$`, w.branchShape)
+	sc.Step(`^the answer contains no thought text$`, w.noThoughtText)
+}
 
 type readThought struct {
 	ThoughtNumber  int    `json:"thoughtNumber"`

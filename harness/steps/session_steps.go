@@ -15,6 +15,37 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
+// registerSessions binds the steps of MCP sessions, stages, calls and what any answer says.
+func registerSessions(sc *godog.ScenarioContext, w *World) {
+	sc.Given(`^a fresh MCP session$`, w.freshSession)
+	sc.Given(`^a fresh MCP session that answers sampling requests$`, w.samplingSession)
+	sc.Given(`^a reasoning session at stage (entry|init_complete|cipher_loaded)$`, w.reasoningSessionAt)
+	sc.Given(`^a fresh reasoning session that asks for full answers$`, w.beginReasoning)
+	sc.Step(`^MCP session "([^"]*)" opens$`, w.openNamed)
+	sc.Step(`^session "([^"]*)" reaches stage (init_complete|cipher_loaded)$`, w.namedReachesStage)
+	sc.Step(`^I call "([^"]*)"$`, w.callPlain)
+	sc.Step(`^I call "([^"]*)" with:$`, w.callOp)
+	sc.Step(`^session "([^"]*)" calls "([^"]*)"$`, w.namedCalls)
+	sc.Step(`^session "([^"]*)" calls "([^"]*)" with:$`, w.namedCallsWith)
+	sc.Step(`^the call succeeds$`, w.callSucceeds)
+	sc.Step(`^the call fails$`, w.callFails)
+	sc.Step(`^the call fails with a stage error: current stage "([^"]*)", required stage "([^"]*)"$`, w.stageError)
+	// Errors are judged by the rule (error or not, which field, which
+	// value), never by their wording: another server's messages differ.
+	sc.Step(`^the suggestion names ((?:"[^"]*"(?:, | and )?)+)$`, w.suggestionNames)
+	sc.Step(`^the call fails naming ((?:"[^"]*"(?:, | and )?)+)$`, w.failsNaming)
+	sc.Step(`^the call fails naming ((?:"[^"]*"(?:, | and )?)+) with status "([^"]*)"$`, w.failsNamingStatus)
+	sc.Step(`^the answer lists required "([^"]*)" and received "([^"]*)"$`, w.listsRequiredReceived)
+	sc.Step(`^the answer text starts with "([^"]*)"$`, w.textStartsWith)
+	sc.Step(`^the answer text contains "([^"]*)"$`, w.textContains)
+	sc.Step(`^the answer matches:$`, w.answerMatches)
+	sc.Step(`^"([^"]*)" differs from "([^"]*)"$`, w.differs)
+	sc.Step(`^the answer has "([^"]*)" equal to (.+)$`, w.answerHasEqual)
+	sc.Step(`^the answer's "([^"]*)" is "([^"]*)"$`, w.answerPathIs)
+	sc.Step(`^the answer's "([^"]*)" has (\d+) items$`, w.answerPathItems)
+	sc.Step(`^I remember the reasoning session as "([^"]*)"$`, w.remember)
+}
+
 // defaultConn names the MCP session a scenario uses unless it names another.
 const defaultConn = "default"
 

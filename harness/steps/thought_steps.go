@@ -13,6 +13,36 @@ import (
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
+// registerThoughts binds the steps of thoughts: recording them, and what their answers say.
+func registerThoughts(sc *godog.ScenarioContext, w *World) {
+	sc.Step(`^I record (\d+) thoughts?$`, w.recordN)
+	sc.Step(`^I record thoughts (\d+) to (\d+) of (\d+)$`, w.recordRange)
+	sc.Step(`^I record thoughts (\d+) down to (\d+)$`, w.recordDown)
+	sc.Step(`^I record thoughts (\d+) down to (\d+) and close$`, w.recordDownClose)
+	sc.Step(`^I record thoughts ([\d, ]+) and (\d+) of (\d+)$`, w.recordList)
+	sc.Step(`^I record the thought "([^"]*)" with:$`, w.recordWith)
+	sc.Step(`^I record a closing thought$`, w.recordClosing)
+	sc.Step(`^I branch "([^"]*)" from thought (\d+) with thought (\d+)$`, w.branch)
+	sc.Step(`^I revise thought (\d+) with thought (\d+)$`, w.revise)
+	sc.Step(`^I branch "([^"]*)" from thought (\d+) with thought (\d+) of (\d+)$`, w.branchOf)
+	sc.Step(`^I revise thought (\d+) with thought (\d+) of (\d+)$`, w.reviseOf)
+	sc.Step(`^I note the answer's "([^"]*)"$`, w.noteField)
+	sc.Step(`^the answer's "([^"]*)" grew by (\d+) since I noted it$`, w.grewBy)
+	sc.Step(`^the answer has exactly the fields ((?:"[^"]*"(?:, | and )?)+)$`, w.answerFieldsAre)
+	sc.Step(`^I record a thought of (\d+) MiB$`, w.bigThought)
+	sc.Step(`^the thought numbers were ([\d, ]+)$`, w.numbersWere)
+	sc.Step(`^the answer has thoughtNumber (\d+), totalThoughts (\d+) and nextThoughtNeeded (true|false)$`, w.hasTriple)
+	sc.Step(`^the answer has thoughtNumber (\d+)$`, w.hasNumber)
+	sc.Step(`^the answer has a sessionId$`, w.hasSessionID)
+	sc.Step(`^the answer carries the patterns cookbook$`, w.carriesCookbook)
+	sc.Step(`^the answer carries no resources$`, w.carriesNoResources)
+	sc.Step(`^the answer carries the resource "([^"]*)"$`, w.carriesResource)
+	sc.Step(`^the cookbook names the six patterns$`, w.cookbookSixPatterns)
+	sc.Step(`^the session was closed and exported$`, w.closedAndExported)
+	sc.Step(`^the verbose answer lists branches "([^"]*)"$`, w.verboseBranches)
+	sc.Step(`^the answer lists branches "([^"]*)"$`, w.verboseBranches)
+}
+
 // thought records one thought with args on the current session and keeps
 // its number. Thought texts carry the run's nonce.
 func (w *World) thought(args map[string]any) (target.ToolResult, error) {

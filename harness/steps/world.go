@@ -100,6 +100,10 @@ type World struct {
 
 	events eventState // event file and stand-in services (events_steps.go)
 	obs    obsState   // Observatory clients (observatory_steps.go)
+
+	figures  figuresState // golden-session figures (figures_steps.go)
+	limits   limitsState  // defaults and limits (limits_steps.go)
+	restarts restartState // restart coverage and atomic writes (restart_steps.go)
 }
 
 // NewWorld starts the state of a scenario whose transcript goes to rec.

@@ -210,7 +210,7 @@ func (c *Conn) RawMessage(body string) (map[string]string, string, error) {
 		if c.SessionID() == "" {
 			return nil, "", fmt.Errorf("the connection has no MCP session id (stdio?)")
 		}
-		return map[string]string{"Mcp-Session-Id": c.SessionID(), "Mcp-Protocol-Version": ProtocolVersion}, body, nil
+		return map[string]string{mcp.HeaderSessionID: c.SessionID(), mcp.HeaderProtocolVersion: ProtocolVersion}, body, nil
 	}
 	var msg map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(body), &msg); err != nil || msg == nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // ErrNotHTTP is returned for HTTP-level checks against a stdio target.
@@ -51,22 +52,24 @@ func RawHTTPCounted(ctx context.Context, rec *transcript.Recorder, endpoint, met
 	}
 	rec.Add(transcript.Entry{Dir: transcript.Send, Kind: kind, Method: msg.Method, ID: msg.ID, Message: json.RawMessage(body),
 		Text: "sent as raw HTTP through the sidecar"})
+	start := time.Now()
 	res, err := rawHTTP(ctx, rec, endpoint, method, path, header, body)
+	took := time.Since(start).Seconds()
 	if kind != transcript.Request {
 		return res, err
 	}
 	if err != nil {
 		rec.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: msg.Method, ID: msg.ID,
-			Message: json.RawMessage(body), Text: err.Error()})
+			Message: json.RawMessage(body), Text: err.Error(), RoundTrip: took})
 		return res, err
 	}
 	answer := jsonrpcAnswer(res)
 	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: msg.Method, ID: msg.ID, Message: answer,
-		Operation: transcript.Operation(msg.Method, json.RawMessage(body)),
-		Text:      fmt.Sprintf("the raw HTTP answer (status %d) to the request above", res.Status)}
+		Operation: transcript.Operation(msg.Method, json.RawMessage(body)), RoundTrip: took,
+		Text: fmt.Sprintf("the raw HTTP answer (status %d) to the request above", res.Status)}
 	if answer == nil {
 		// No JSON-RPC answer: the sidecar counts an error.
-		e.Status = transcript.StatusError
+		e.Status = outcome.Error
 	}
 	rec.Add(e)
 	return res, nil
@@ -135,7 +138,7 @@ func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, pa
 	sent := &sentHeader{}
 	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteHeaderField: sent.add}))
 	info := &transcript.HTTPInfo{Method: method, URL: url, RequestBody: clip(body)}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := rawClient.Do(req)
 	info.RequestHeader = sent.header(req)
 	if err != nil {
 		rec.Add(transcript.Entry{Kind: transcript.HTTP, Dir: transcript.Send, HTTP: info, Text: err.Error()})

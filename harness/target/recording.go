@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // recording wraps an mcp-go client transport and writes every JSON-RPC
@@ -104,7 +106,9 @@ func (r *recording) call(ctx context.Context, req transport.JSONRPCRequest) (*tr
 	}
 	r.add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: req.Method, Operation: op,
 		ID: req.ID.Value(), Message: msg})
+	start := time.Now()
 	resp, err := r.inner.SendRequest(ctx, req)
+	took := time.Since(start).Seconds()
 	if err != nil {
 		if msg == nil {
 			msg = marshal(req)
@@ -112,13 +116,13 @@ func (r *recording) call(ctx context.Context, req transport.JSONRPCRequest) (*tr
 		// The request goes with the error, so that the counts can leave
 		// out a request that got no answer.
 		r.add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.TransportErr, Method: req.Method, Operation: op,
-			ID: req.ID.Value(), Message: msg, Text: err.Error()})
+			ID: req.ID.Value(), Message: msg, Text: err.Error(), RoundTrip: took})
 		return nil, nil, err
 	}
 	// The answer names the request's method and operation, so that the
 	// counts can tell its outcome (Status) per method and operation.
 	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method, Operation: op,
-		ID: req.ID.Value(), Status: transcript.StatusOK}
+		ID: req.ID.Value(), Status: outcome.OK, RoundTrip: took}
 	if keep {
 		e.Message = marshal(resp)
 	}
@@ -127,11 +131,11 @@ func (r *recording) call(ctx context.Context, req transport.JSONRPCRequest) (*tr
 		dec = &decoded{}
 		dec.result, e.Blocks, dec.err = decodeToolResult(resp.Result, keep)
 		if dec.result.IsError {
-			e.Status = transcript.StatusToolError
+			e.Status = outcome.ToolError
 		}
 	}
 	if resp.Error != nil {
-		e.Status = transcript.StatusError
+		e.Status = outcome.Error
 	}
 	for _, b := range e.Blocks {
 		if b.Unknown {

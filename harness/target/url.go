@@ -100,7 +100,7 @@ func httpClientFor(endpoint string) *http.Client {
 	if c, ok := httpClients.m[host]; ok {
 		return c
 	}
-	c := &http.Client{Transport: &http.Transport{
+	c := &http.Client{Transport: countingTransport{inner: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -112,7 +112,7 @@ func httpClientFor(endpoint string) *http.Client {
 		DisableCompression:    true,
 		ReadBufferSize:        32 << 10,
 		WriteBufferSize:       32 << 10,
-	}}
+	}}}
 	httpClients.m[host] = c
 	return c
 }

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // Direction of a recorded message, seen from the harness.
@@ -54,13 +56,18 @@ type Entry struct {
 	Text    string          `json:"text,omitempty"`
 	// Operation is "tool/operation" on a tools/call request and its answer.
 	Operation string `json:"operation,omitempty"`
-	// Status is the outcome of a request, on its answer: StatusOK,
-	// StatusToolError or StatusError.
+	// Status is the outcome of a request, on its answer: outcome.OK,
+	// outcome.ToolError or outcome.Error.
 	Status string `json:"status,omitempty"`
 	// Bypass marks traffic sent straight to the target while a sidecar
 	// proxy is in front of it; it is left out of Counts, which are compared
 	// with the sidecar's.
 	Bypass bool `json:"bypass,omitempty"`
+	// RoundTrip is, on the answer to a request (or its transport error),
+	// the seconds from just before the request was sent to just after its
+	// answer was read (or the error came): the harness's own timing of the
+	// call, which Counts add up.
+	RoundTrip float64 `json:"roundTrip,omitempty"`
 }
 
 // BlockInfo summarises one content block of a result.
@@ -84,17 +91,8 @@ type HTTPInfo struct {
 	ResponseBody   string              `json:"responseBody,omitempty"`
 }
 
-// Outcomes of a request, in the Status of its answer. They are the values
-// of the sidecar's status label for completed requests.
-const (
-	// StatusOK is a JSON-RPC result (for tools/call: without isError).
-	StatusOK = "ok"
-	// StatusToolError is a tools/call result with isError: true.
-	StatusToolError = "tool_error"
-	// StatusError is a JSON-RPC error, or an HTTP answer without a JSON-RPC
-	// one.
-	StatusError = "error"
-)
+// The Status of an answer is one of package outcome's: OK, ToolError or
+// Error (the values of the sidecar's status label for completed requests).
 
 // KnownBlockTypes are the MCP content block types.
 var KnownBlockTypes = map[string]bool{"text": true, "image": true, "audio": true, "resource": true, "resource_link": true}
@@ -117,7 +115,7 @@ type Counts struct {
 	Operations    map[string]int `json:"operations"` // "tool/operation"
 	Notifications map[string]int `json:"notifications"`
 	// Statuses are the answered requests by method and outcome
-	// (StatusOK...), OperationStatuses the answered tool calls by
+	// (outcome.OK...), OperationStatuses the answered tool calls by
 	// "tool/operation" and outcome.
 	Statuses          map[string]map[string]int `json:"statuses"`
 	OperationStatuses map[string]map[string]int `json:"operationStatuses"`
@@ -127,6 +125,11 @@ type Counts struct {
 	// it, saw them is not known.
 	UnansweredMethods    map[string]int `json:"unansweredMethods,omitempty"`
 	UnansweredOperations map[string]int `json:"unansweredOperations,omitempty"`
+	// Seconds are the round trips (Entry.RoundTrip) of the requests by
+	// method, answered or not, added up; OperationSeconds those of the
+	// tool calls by "tool/operation".
+	Seconds          map[string]float64 `json:"seconds,omitempty"`
+	OperationSeconds map[string]float64 `json:"operationSeconds,omitempty"`
 }
 
 // Create opens a transcript file at path (directories are created).
@@ -193,6 +196,9 @@ func (r *Recorder) Add(e Entry) {
 			addStatus(r.counts.OperationStatuses, e.Operation, e.Status, 1)
 		}
 	}
+	if e.Dir == Recv && (e.Kind == Response || e.Kind == TransportErr) && e.RoundTrip > 0 && !e.Bypass {
+		r.counts.addSeconds(e, e.RoundTrip)
+	}
 	if e.Dir == Recv && e.Kind == TransportErr && e.Message != nil && !e.Bypass {
 		// A request that got no answer at all (its connection failed, its
 		// server died) has no outcome: like the sidecar, which counts
@@ -227,6 +233,24 @@ func (r *Recorder) count(e Entry, n int) {
 	}
 }
 
+// addSeconds adds the round trip d of the request e answers.
+func (c *Counts) addSeconds(e Entry, d float64) {
+	if c.Seconds == nil {
+		c.Seconds = map[string]float64{}
+	}
+	c.Seconds[e.Method] += d
+	op := e.Operation
+	if op == "" {
+		op = Operation(e.Method, e.Message)
+	}
+	if op != "" {
+		if c.OperationSeconds == nil {
+			c.OperationSeconds = map[string]float64{}
+		}
+		c.OperationSeconds[op] += d
+	}
+}
+
 func addStatus(m map[string]map[string]int, key, status string, n int) {
 	if m[key] == nil {
 		m[key] = map[string]int{}
@@ -235,8 +259,8 @@ func addStatus(m map[string]map[string]int, key, status string, n int) {
 }
 
 // ResponseStatus is the outcome of a request of method answered by the
-// JSON-RPC response message: StatusError for a JSON-RPC error,
-// StatusToolError for a tools/call result with isError, else StatusOK.
+// JSON-RPC response message: outcome.Error for a JSON-RPC error,
+// outcome.ToolError for a tools/call result with isError, else outcome.OK.
 func ResponseStatus(method string, message json.RawMessage) string {
 	var resp struct {
 		Error  json.RawMessage `json:"error"`
@@ -247,11 +271,11 @@ func ResponseStatus(method string, message json.RawMessage) string {
 	_ = json.Unmarshal(message, &resp)
 	switch {
 	case len(resp.Error) > 0 && string(resp.Error) != "null":
-		return StatusError
+		return outcome.Error
 	case method == "tools/call" && resp.Result.IsError:
-		return StatusToolError
+		return outcome.ToolError
 	}
-	return StatusOK
+	return outcome.OK
 }
 
 // Operation names the tool and operation of a tools/call request message
@@ -370,6 +394,18 @@ func (c *Counts) Merge(other Counts) {
 			c.UnansweredOperations = map[string]int{}
 		}
 		c.UnansweredOperations[k] += v
+	}
+	for k, v := range other.Seconds {
+		if c.Seconds == nil {
+			c.Seconds = map[string]float64{}
+		}
+		c.Seconds[k] += v
+	}
+	for k, v := range other.OperationSeconds {
+		if c.OperationSeconds == nil {
+			c.OperationSeconds = map[string]float64{}
+		}
+		c.OperationSeconds[k] += v
 	}
 }
 

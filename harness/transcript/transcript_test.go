@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 func TestRecorderWritesEveryEntryAndCounts(t *testing.T) {
@@ -83,9 +84,9 @@ func TestAnswersAreCountedByOutcome(t *testing.T) {
 			Operation: transcript.Operation("tools/call", call), Message: json.RawMessage(answer)})
 	}
 	r.Add(transcript.Entry{Dir: transcript.Send, Kind: transcript.Request, Method: "ping"})
-	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: "ping", Status: transcript.StatusError})
+	r.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: "ping", Status: outcome.Error})
 	c := r.Counts()
-	want := map[string]int{transcript.StatusOK: 1, transcript.StatusToolError: 1, transcript.StatusError: 1}
+	want := map[string]int{outcome.OK: 1, outcome.ToolError: 1, outcome.Error: 1}
 	for _, got := range []map[string]int{c.Statuses["tools/call"], c.OperationStatuses["thoughtbox_gateway/cipher"]} {
 		if len(got) != len(want) || got["ok"] != 1 || got["tool_error"] != 1 || got["error"] != 1 {
 			t.Errorf("outcomes %v, want %v", got, want)

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/observability/internal/promtest"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/observability/promcheck"
 	"github.com/thoughtbox-bench/tbbench/observability/prometheus"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
@@ -65,12 +66,12 @@ func session(t *testing.T, url string, n int, want *tally) {
 		t.Error(err)
 		return
 	}
-	want.add("initialize", sidecar.StatusOK)
+	want.add("initialize", outcome.OK)
 	if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
 		t.Error(err)
 		return
 	}
-	want.add("tools/list", sidecar.StatusOK)
+	want.add("tools/list", outcome.OK)
 	call := func(tool, op string, args map[string]any) {
 		a := map[string]any{"operation": op}
 		if args != nil {
@@ -79,11 +80,11 @@ func session(t *testing.T, url string, n int, want *tally) {
 		res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tool, Arguments: a}})
 		switch {
 		case err != nil:
-			want.tool(sidecar.Other, sidecar.Other, sidecar.StatusError)
+			want.tool(sidecar.Other, sidecar.Other, outcome.Error)
 		case res.IsError:
-			want.tool(tool, op, sidecar.StatusToolError)
+			want.tool(tool, op, outcome.ToolError)
 		default:
-			want.tool(tool, op, sidecar.StatusOK)
+			want.tool(tool, op, outcome.OK)
 		}
 	}
 	call("thoughtbox_gateway", "cipher", nil) // refused: stage 0
@@ -97,7 +98,7 @@ func session(t *testing.T, url string, n int, want *tally) {
 		t.Error(err)
 		return
 	}
-	want.add("ping", sidecar.StatusOK)
+	want.add("ping", outcome.OK)
 }
 
 // samples turns a query result into sorted "labels value" lines.

@@ -33,7 +33,7 @@ func openSession(hc *http.Client, url, op string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.sid = resp.Header.Get("Mcp-Session-Id")
+	s.sid = resp.Header.Get(mcp.HeaderSessionID)
 	if _, err := s.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); err != nil {
 		return nil, err
 	}
@@ -55,8 +55,8 @@ func (s *session) post(body []byte) (*http.Response, error) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if s.sid != "" {
-		req.Header.Set("Mcp-Session-Id", s.sid)
-		req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		req.Header.Set(mcp.HeaderSessionID, s.sid)
+		req.Header.Set(mcp.HeaderProtocolVersion, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {

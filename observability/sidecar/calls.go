@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // metaProtocolVersion is the _meta key of a 2026-era request's protocol
@@ -75,14 +77,14 @@ func (t *telemetry) answer(c *call, m *message) {
 		if n, ok := errorCode(m.err); ok {
 			code = jsonrpcCodeLabel(n)
 		}
-		t.finish(c, StatusError, code)
+		t.finish(c, outcome.Error, code)
 		return
 	}
-	status := StatusOK
+	status := outcome.OK
 	switch c.method {
 	case "tools/call":
 		if isToolError(m.result) {
-			status = StatusToolError
+			status = outcome.ToolError
 		}
 	case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 		t.vocab.learn(c.method, m.result)

@@ -11,7 +11,7 @@ import (
 // MethodStatus keys request counts.
 type MethodStatus struct {
 	Method string // MCP method, or Other
-	Status string // StatusOK, StatusToolError, StatusError, StatusCancelled
+	Status string // outcome.OK, outcome.ToolError, outcome.Error, outcome.Cancelled
 }
 
 // ToolCall keys tools/call counts.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
@@ -43,14 +44,14 @@ func TestCountsMatchClients(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			c := newClient(t, px.URL)
-			want.add("initialize", StatusOK)
+			want.add("initialize", outcome.OK)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			if _, err := c.ListTools(ctx, mcp.ListToolsRequest{}); err != nil {
 				t.Error(err)
 				return
 			}
-			want.add("tools/list", StatusOK)
+			want.add("tools/list", outcome.OK)
 			call := func(tool, op string, args map[string]any) {
 				req := mcp.CallToolRequest{}
 				req.Params.Name = tool
@@ -65,11 +66,11 @@ func TestCountsMatchClients(t *testing.T) {
 				res, err := c.CallTool(ctx, req)
 				switch {
 				case err != nil:
-					want.tool(Other, None, StatusError)
+					want.tool(Other, None, outcome.Error)
 				case res.IsError:
-					want.tool(tool, op, StatusToolError)
+					want.tool(tool, op, outcome.ToolError)
 				default:
-					want.tool(tool, op, StatusOK)
+					want.tool(tool, op, outcome.OK)
 				}
 			}
 			call(sidecartest.GatewayTool, "cipher", nil) // stage error
@@ -83,7 +84,7 @@ func TestCountsMatchClients(t *testing.T) {
 			if err := c.Ping(ctx); err != nil {
 				t.Error(err)
 			}
-			want.add("ping", StatusOK)
+			want.add("ping", outcome.OK)
 		})
 	}
 	wg.Wait()
@@ -107,13 +108,13 @@ func TestCountsMatchClients(t *testing.T) {
 
 // Plus adds two snapshots key by key into a new one and leaves both alone.
 func TestCountsPlus(t *testing.T) {
-	ok := MethodStatus{"tools/call", StatusOK}
-	thought := ToolCall{"thoughtbox_gateway", "thought", StatusOK}
+	ok := MethodStatus{"tools/call", outcome.OK}
+	thought := ToolCall{"thoughtbox_gateway", "thought", outcome.OK}
 	progress := Notification{"notifications/progress", DirectionOut}
 	a := Counts{Requests: map[MethodStatus]int64{ok: 2}, ToolCalls: map[ToolCall]int64{thought: 2}}
 	b := newCounts()
 	b.Requests[ok] = 3
-	b.Requests[MethodStatus{"ping", StatusOK}] = 1
+	b.Requests[MethodStatus{"ping", outcome.OK}] = 1
 	b.Notifications[progress] = 4
 
 	sum := a.Plus(b)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // fakeUpstream serves h on the MCP path.
@@ -37,13 +39,6 @@ func wantCount(t *testing.T, c Counts, method, status string, n int64) {
 	}
 }
 
-func wantSeries(t *testing.T, metrics, series string) {
-	t.Helper()
-	if !strings.Contains(metrics, series) {
-		t.Errorf("/metrics lacks %s", series)
-	}
-}
-
 // TestUpstreamErrorsPassThrough checks that upstream HTTP errors and
 // JSON-RPC errors reach the client unchanged and are counted with their
 // real codes.
@@ -60,18 +55,18 @@ func TestUpstreamErrorsPassThrough(t *testing.T) {
 			w.Header().Set("Content-Type", "text/plain")
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = io.WriteString(w, "boom")
-		}, 500, "boom", StatusError, "500"},
+		}, 500, "boom", outcome.Error, "500"},
 		{"server-range JSON-RPC error", answerJSON(200, `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`),
-			200, `"code":-32000`, StatusError, "-32000"},
+			200, `"code":-32000`, outcome.Error, "-32000"},
 		{"application error code", answerJSON(200, `{"jsonrpc":"2.0","id":1,"error":{"code":4242,"message":"x"}}`),
-			200, `"code":4242`, StatusError, "_OTHER"},
+			200, `"code":4242`, outcome.Error, "_OTHER"},
 		{"JSON-RPC error with HTTP 400", answerJSON(400, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"bad"}}`),
-			400, `"code":-32600`, StatusError, "-32600"},
+			400, `"code":-32600`, outcome.Error, "-32600"},
 		{"id-less error", answerJSON(400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`),
-			400, `-32700`, StatusError, "-32700"},
-		{"202 for a request", answerJSON(202, ""), 202, "", StatusError, "no_response"},
+			400, `-32700`, outcome.Error, "-32700"},
+		{"202 for a request", answerJSON(202, ""), 202, "", outcome.Error, "no_response"},
 		{"tool error", answerJSON(200, `{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`),
-			200, `"isError":true`, StatusToolError, "tool_error"},
+			200, `"isError":true`, outcome.ToolError, "tool_error"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -107,8 +102,8 @@ func TestBatch(t *testing.T) {
 		t.Errorf("client got %d %s", resp.StatusCode, body)
 	}
 	c := p.Counts()
-	wantCount(t, c, "ping", StatusOK, 1)
-	wantCount(t, c, "resources/list", StatusError, 1)
+	wantCount(t, c, "ping", outcome.OK, 1)
+	wantCount(t, c, "resources/list", outcome.Error, 1)
 	if n := c.Notifications[Notification{"notifications/initialized", DirectionIn}]; n != 1 {
 		t.Errorf("notifications counted %d, want 1", n)
 	}
@@ -126,7 +121,7 @@ func TestUnreachableUpstream(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, `"id":"q1"`) || !strings.Contains(body, `"code":-32603`) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
-	wantCount(t, p.Counts(), "ping", StatusError, 1)
+	wantCount(t, p.Counts(), "ping", outcome.Error, 1)
 	m := scrape(t, px.URL)
 	wantOps(t, p.tel, "ping", "upstream_unreachable", 1)
 	wantSeries(t, m, `mcp_sidecar_upstream_available{server_name="test"} 0`)
@@ -147,7 +142,7 @@ func TestUpstreamTimeout(t *testing.T) {
 	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(body, `"id":3`) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
-	wantCount(t, p.Counts(), "tools/list", StatusError, 1)
+	wantCount(t, p.Counts(), "tools/list", outcome.Error, 1)
 	wantOps(t, p.tel, "tools/list", "timeout", 1)
 }
 
@@ -205,7 +200,7 @@ func TestSSEStreamsAsItArrives(t *testing.T) {
 	if !strings.HasSuffix(string(rest), "data: \"id\":5,\"result\":{}}\r\n\r\n") {
 		t.Errorf("rest of stream altered: %q", rest)
 	}
-	wantCount(t, p.Counts(), "tools/call", StatusOK, 1)
+	wantCount(t, p.Counts(), "tools/call", outcome.OK, 1)
 	if n := p.Counts().Notifications[Notification{"notifications/progress", DirectionOut}]; n != 1 {
 		t.Errorf("progress notifications %d, want 1", n)
 	}
@@ -236,7 +231,7 @@ func TestClientGoneMidStream(t *testing.T) {
 	cancel()
 	resp.Body.Close()
 	waitFor(t, "cancelled request counted", func() bool {
-		return p.Counts().Requests[MethodStatus{"tools/call", StatusCancelled}] == 1
+		return p.Counts().Requests[MethodStatus{"tools/call", outcome.Cancelled}] == 1
 	})
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // exchange is one POST: the requests it carried and their answers so far.
@@ -61,7 +63,7 @@ func (e *exchange) onBody(body []byte) {
 func (e *exchange) unanswered(httpStatus int, status, fallback string) {
 	code := fallback
 	switch {
-	case status != StatusError:
+	case status != outcome.Error:
 	case e.nullErr != nil:
 		if n, ok := errorCode(e.nullErr); ok {
 			code = jsonrpcCodeLabel(n)

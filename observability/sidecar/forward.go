@@ -10,7 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // serveMCP forwards one request on the MCP endpoint.
@@ -19,7 +22,7 @@ func (p *Proxy) serveMCP(w http.ResponseWriter, r *http.Request) {
 		p.reject(w, http.StatusForbidden, "forbidden_host", "Forbidden: invalid Host header")
 		return
 	}
-	if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+	if sid := r.Header.Get(mcp.HeaderSessionID); sid != "" {
 		p.sessions.touch(sid)
 	}
 	switch r.Method {
@@ -82,7 +85,7 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 		t.propagator.Inject(traced, propagation.HeaderCarrier(ureq.Header))
 	}
 	sent := time.Now()
-	ex.markSent(sent, r.Header.Get("Mcp-Protocol-Version"))
+	ex.markSent(sent, r.Header.Get(mcp.HeaderProtocolVersion))
 	resp, err := p.transport.RoundTrip(ureq)
 	if err != nil {
 		p.upstreamFailed(w, r, uctx, &ex, err)
@@ -103,7 +106,7 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 		if isJSON(resp.Header) {
 			ex.onBody(data)
 		}
-		ex.unanswered(resp.StatusCode, StatusError, codeNoResponse)
+		ex.unanswered(resp.StatusCode, outcome.Error, codeNoResponse)
 		t.inst.overhead.Record(context.Background(), (sent.Sub(start) + time.Since(received)).Seconds(),
 			t.attrs.get(attrKey{fam: famServer}).rec...)
 		// The whole answer is here: its length goes ahead, so the client
@@ -114,9 +117,9 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 		t.wireBytes(DirectionOut, n)
 	case errors.Is(err, errTooLarge):
 		// Too large to inspect: relay it untouched, judged by status alone.
-		status := StatusOK
+		status := outcome.OK
 		if resp.StatusCode >= 300 {
-			status = StatusError
+			status = outcome.Error
 		}
 		ex.unanswered(resp.StatusCode, status, codeNone)
 		w.WriteHeader(resp.StatusCode)
@@ -127,11 +130,11 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 		// The answer broke off: so does the proxy's.
 		switch {
 		case r.Context().Err() != nil:
-			ex.unanswered(0, StatusCancelled, codeCancelled)
+			ex.unanswered(0, outcome.Cancelled, codeCancelled)
 		case isTimeout(err):
-			ex.unanswered(0, StatusError, codeTimeout)
+			ex.unanswered(0, outcome.Error, codeTimeout)
 		default:
-			ex.unanswered(0, StatusError, codeNoResponse)
+			ex.unanswered(0, outcome.Error, codeNoResponse)
 		}
 		panic(http.ErrAbortHandler)
 	}
@@ -141,13 +144,13 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, uctx context.Context, ex *exchange, err error) {
 	switch {
 	case r.Context().Err() != nil:
-		ex.unanswered(0, StatusCancelled, codeCancelled)
+		ex.unanswered(0, outcome.Cancelled, codeCancelled)
 	case errors.Is(uctx.Err(), context.DeadlineExceeded):
-		ex.unanswered(0, StatusError, codeTimeout)
+		ex.unanswered(0, outcome.Error, codeTimeout)
 		ex.proxyError(w, http.StatusGatewayTimeout, "upstream timeout")
 	default:
 		p.markUnreachable(err)
-		ex.unanswered(0, StatusError, codeUnreachable)
+		ex.unanswered(0, outcome.Error, codeUnreachable)
 		ex.proxyError(w, http.StatusBadGateway, "upstream unreachable")
 	}
 }
@@ -197,7 +200,7 @@ func (p *Proxy) servePlain(w http.ResponseWriter, r *http.Request) {
 	defer resp.Body.Close()
 	p.upstreamAnswered(r, resp, nil)
 	if r.Method == http.MethodDelete && resp.StatusCode < 300 {
-		p.sessions.remove(r.Header.Get("Mcp-Session-Id"))
+		p.sessions.remove(r.Header.Get(mcp.HeaderSessionID))
 	}
 	copyHeaders(w.Header(), resp.Header, false)
 	p.relayPlain(w, resp)
@@ -250,12 +253,12 @@ func (p *Proxy) upstreamAnswered(r *http.Request, resp *http.Response, msgs []me
 	if p.probe == nil && resp.StatusCode < 500 {
 		t.state.setAvailable(true, time.Now())
 	}
-	sid := r.Header.Get("Mcp-Session-Id")
+	sid := r.Header.Get(mcp.HeaderSessionID)
 	switch {
 	case resp.StatusCode == http.StatusNotFound && sid != "":
 		p.sessions.lost(sid) // the upstream no longer knows it
 	case resp.StatusCode < 300 && len(msgs) == 1 && msgs[0].kind == kindRequest && msgs[0].method == "initialize":
-		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		if id := resp.Header.Get(mcp.HeaderSessionID); id != "" {
 			p.sessions.add(id)
 		}
 	}

@@ -5,10 +5,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
@@ -65,7 +65,7 @@ func TestProbeFollowsTheUpstream(t *testing.T) {
 	}
 	m := scrape(t, px.URL)
 	wantSeries(t, m, `mcp_sidecar_upstream_available{server_name="test"} 1`)
-	if strings.Contains(m, `mcp_sidecar_upstream_last_success_seconds{server_name="test"} 0`) {
+	if hasSeries(t, m, `mcp_sidecar_upstream_last_success_seconds{server_name="test"} 0`) {
 		t.Error("last success timestamp still 0 while up")
 	}
 	// The probe's traffic is its own, not client traffic.
@@ -83,7 +83,7 @@ func TestProbeFollowsTheUpstream(t *testing.T) {
 		t.Error("/readyz while down is not 503")
 	}
 	wantSeries(t, scrape(t, px.URL), `mcp_sidecar_upstream_available{server_name="test"} 0`)
-	if !strings.Contains(scrape(t, px.URL), `mcp_sidecar_upstream_check_duration_seconds_count{result="fail",server_name="test"}`) {
+	if !hasSeries(t, scrape(t, px.URL), `mcp_sidecar_upstream_check_duration_seconds_count{result="fail",server_name="test"}`) {
 		t.Error("failed probes not recorded")
 	}
 
@@ -104,8 +104,8 @@ func TestProbeLearnsVocabulary(t *testing.T) {
 	callTool(t, c, sidecartest.GatewayTool, map[string]any{"operation": "not_in_enum"})
 	got := p.Counts().ToolCalls
 	for k, n := range map[ToolCall]int64{
-		{sidecartest.GatewayTool, "start_new", StatusOK}:  1,
-		{sidecartest.GatewayTool, Other, StatusToolError}: 1,
+		{sidecartest.GatewayTool, "start_new", outcome.OK}:  1,
+		{sidecartest.GatewayTool, Other, outcome.ToolError}: 1,
 	} {
 		if got[k] != n {
 			t.Errorf("tool calls %+v = %d, want %d (all: %v)", k, got[k], n, got)

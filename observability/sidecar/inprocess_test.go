@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
@@ -40,7 +41,7 @@ func TestHandlerTransportPanic(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, `"id":1`) {
 		t.Errorf("got %d %s", resp.StatusCode, body)
 	}
-	wantCount(t, p.Counts(), "ping", StatusError, 1)
+	wantCount(t, p.Counts(), "ping", outcome.Error, 1)
 }
 
 // TestHandlerTransportAbandoned checks that a request given up before the

@@ -11,20 +11,8 @@ const (
 	None = "none"
 )
 
-// Values of the status label of completed requests.
-const (
-	// StatusOK is a JSON-RPC result (for tools/call: without isError).
-	StatusOK = "ok"
-	// StatusToolError is a tools/call result with isError: true.
-	StatusToolError = "tool_error"
-	// StatusError is a JSON-RPC error, an HTTP error without a JSON-RPC
-	// answer, an unreachable upstream, a timeout, or a stream that ended
-	// without an answer.
-	StatusError = "error"
-	// StatusCancelled is a request whose client went away before the
-	// answer arrived.
-	StatusCancelled = "cancelled"
-)
+// The values of the status label of completed requests are those of
+// package outcome: OK, ToolError, Error and Cancelled.
 
 // Values of the direction label.
 const (

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // Legacy metric names: those of releases before the semantic conventions
@@ -105,7 +107,7 @@ func (t *telemetry) legacyFinish(c *call, status, code string, secs float64) {
 	if c.method != Other {
 		l.duration.Record(ctx, secs, ls.rec...)
 	}
-	if status == StatusError {
+	if status == outcome.Error {
 		l.protocolErrors.Add(ctx, 1, t.attrs.get(attrKey{fam: famError, a: c.method, b: code}).add...)
 	}
 	srv := t.attrs.get(attrKey{fam: famServer}).add

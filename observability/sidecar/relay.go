@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"syscall"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // Values of the stream label.
@@ -64,11 +66,11 @@ func (p *Proxy) relayEvents(w http.ResponseWriter, r *http.Request, resp *http.R
 	}
 	switch {
 	case clientGone || r.Context().Err() != nil:
-		ex.unanswered(0, StatusCancelled, codeCancelled)
+		ex.unanswered(0, outcome.Cancelled, codeCancelled)
 	case readErr != nil && !errors.Is(readErr, io.EOF) && isTimeout(readErr):
-		ex.unanswered(0, StatusError, codeTimeout)
+		ex.unanswered(0, outcome.Error, codeTimeout)
 	default:
-		ex.unanswered(0, StatusError, codeNoResponse)
+		ex.unanswered(0, outcome.Error, codeNoResponse)
 	}
 }
 

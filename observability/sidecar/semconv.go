@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // operationBuckets are the boundaries the MCP semantic conventions
@@ -88,11 +90,11 @@ func newSemconvInstruments(m metric.Meter, in *instruments) error {
 // (an error_code label of the legacy metrics): "" for success.
 func errorType(status, code string) string {
 	switch status {
-	case StatusOK:
+	case outcome.OK:
 		return ""
-	case StatusToolError:
+	case outcome.ToolError:
 		return ErrorTypeToolError
-	case StatusCancelled:
+	case outcome.Cancelled:
 		return codeCancelled
 	}
 	switch {
@@ -109,13 +111,13 @@ func errorType(status, code string) string {
 func statusOf(et string) string {
 	switch et {
 	case "":
-		return StatusOK
+		return outcome.OK
 	case ErrorTypeToolError:
-		return StatusToolError
+		return outcome.ToolError
 	case codeCancelled:
-		return StatusCancelled
+		return outcome.Cancelled
 	}
-	return StatusError
+	return outcome.Error
 }
 
 // semconvValue spells an allow-listed label value as an attribute value.

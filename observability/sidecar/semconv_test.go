@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
@@ -135,7 +136,7 @@ func TestErrorTypes(t *testing.T) {
 	if n := countWhere(server, map[string]string{"mcp.method.name": "prompts/get", "gen_ai.prompt.name": "_OTHER"}); n != 1 {
 		t.Errorf("prompts/get of an unlisted prompt: %d points with gen_ai.prompt.name _OTHER, want 1", n)
 	}
-	if got := p.Counts().Requests[MethodStatus{Other, StatusError}]; got != 1 {
+	if got := p.Counts().Requests[MethodStatus{Other, outcome.Error}]; got != 1 {
 		t.Errorf("Counts of the unknown method: %d, want 1", got)
 	}
 }
@@ -183,7 +184,7 @@ func TestLegacyMetrics(t *testing.T) {
 			wantSeries(t, m, s)
 		}
 		for _, s := range legacy {
-			if strings.Contains(m, s) != on {
+			if hasSeries(t, m, s) != on {
 				t.Errorf("legacy %v: /metrics has %s: %v", on, s, !on)
 			}
 		}
@@ -192,7 +193,7 @@ func TestLegacyMetrics(t *testing.T) {
 	if a, b := counts[0], counts[1]; len(a.Requests) == 0 || a.Total() != b.Total() || len(a.ToolCalls) != len(b.ToolCalls) {
 		t.Errorf("Counts differ with legacy metrics: %v vs %v", a, b)
 	}
-	if n := counts[0].ToolCalls[ToolCall{sidecartest.GatewayTool, "thought", StatusOK}]; n != 1 {
+	if n := counts[0].ToolCalls[ToolCall{sidecartest.GatewayTool, "thought", outcome.OK}]; n != 1 {
 		t.Errorf("Counts of the thought call: %d, want 1 (all %v)", n, counts[0].ToolCalls)
 	}
 }

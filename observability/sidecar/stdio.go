@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // probeIDPrefix marks the ids of the stdio probe's pings, whose answers the
@@ -129,7 +131,7 @@ func (s *StdioProxy) Run(ctx context.Context, in io.Reader, out io.Writer) error
 	s.tel.endPipeSession()
 	s.mu.Lock()
 	for id, c := range s.pending {
-		s.tel.finish(c, StatusError, codeNoResponse)
+		s.tel.finish(c, outcome.Error, codeNoResponse)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()

@@ -8,9 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // stdioServerCmd is the test binary as a stdio MCP server.
@@ -113,7 +116,7 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 		t.Fatalf("only %d lines", len(got))
 	}
 	waitFor(t, "a probe answered", func() bool {
-		return strings.Contains(scrape(t, metrics.URL), `mcp_sidecar_upstream_check_duration_seconds_count{result="ok",server_name="stdio"}`)
+		return hasSeries(t, scrape(t, metrics.URL), `mcp_sidecar_upstream_check_duration_seconds_count{result="ok",server_name="stdio"}`)
 	})
 	if code, rep := health(t, metrics.URL); code != 200 || rep.Upstream != "up" {
 		t.Errorf("/healthz while running: %d %+v", code, rep)
@@ -127,21 +130,30 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 	// A 2026-era request names its protocol version in its _meta: its
 	// series carries that version, not the one initialize negotiated.
 	d.send(t, `{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, "11")
-	if m := scrape(t, metrics.URL); !strings.Contains(m, `mcp_method_name="tools/list",mcp_protocol_version="2026-07-28"`) ||
-		!strings.Contains(m, `mcp_method_name="initialize",mcp_protocol_version="2025-`) {
+	m := scrape(t, metrics.URL)
+	versionOf := func(method string) (versions []string) {
+		for _, s := range samples(t, m) {
+			if s.name == "mcp_server_operation_duration_seconds_count" && s.labels["mcp_method_name"] == method {
+				versions = append(versions, s.labels["mcp_protocol_version"])
+			}
+		}
+		return versions
+	}
+	if !slices.Contains(versionOf("tools/list"), "2026-07-28") ||
+		!slices.ContainsFunc(versionOf("initialize"), func(v string) bool { return strings.HasPrefix(v, "2025-") }) {
 		t.Errorf("no tools/list series of 2026-07-28 beside initialize's 2025 one:\n%s", grepLines(m, "mcp_server_operation_duration_seconds_count"))
 	}
 
 	c := p.Counts()
 	for k, n := range map[MethodStatus]int64{
-		{"initialize", StatusOK}: 1, {"tools/list", StatusOK}: 1, {"tools/list", StatusError}: 1, {"tools/call", StatusOK}: 4,
-		{"tools/call", StatusToolError}: 1, {Other, StatusError}: 1, {"resources/read", StatusOK}: 1, {"ping", StatusOK}: 1,
+		{"initialize", outcome.OK}: 1, {"tools/list", outcome.OK}: 1, {"tools/list", outcome.Error}: 1, {"tools/call", outcome.OK}: 4,
+		{"tools/call", outcome.ToolError}: 1, {Other, outcome.Error}: 1, {"resources/read", outcome.OK}: 1, {"ping", outcome.OK}: 1,
 	} {
 		if c.Requests[k] != n {
 			t.Errorf("%+v = %d, want %d (all %v)", k, c.Requests[k], n, c.Requests)
 		}
 	}
-	for k, n := range map[ToolCall]int64{{"thoughtbox_gateway", "thought", StatusOK}: 1, {"thoughtbox_gateway", "cipher", StatusToolError}: 1} {
+	for k, n := range map[ToolCall]int64{{"thoughtbox_gateway", "thought", outcome.OK}: 1, {"thoughtbox_gateway", "cipher", outcome.ToolError}: 1} {
 		if c.ToolCalls[k] != n {
 			t.Errorf("%+v = %d, want %d (all %v)", k, c.ToolCalls[k], n, c.ToolCalls)
 		}
@@ -180,7 +192,7 @@ func TestStdioServerExit(t *testing.T) {
 	if err == nil || !errorsAs(err, &exit) || exit.ExitCode() != 3 {
 		t.Errorf("Run = %v, want exit status 3", err)
 	}
-	if n := p.Counts().Requests[MethodStatus{"ping", StatusError}]; n != 1 {
+	if n := p.Counts().Requests[MethodStatus{"ping", outcome.Error}]; n != 1 {
 		t.Errorf("unanswered ping counted %d times as error, want 1", n)
 	}
 }

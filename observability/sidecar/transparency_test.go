@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
@@ -451,10 +452,10 @@ func TestTransparentWithReferenceServer(t *testing.T) {
 	}
 	tc := p.Counts().ToolCalls
 	for k, n := range map[ToolCall]int64{
-		{"thoughtbox_gateway", "thought", StatusToolError}: 1,
-		{"thoughtbox_gateway", "start_new", StatusOK}:      1,
-		{"thoughtbox_gateway", "cipher", StatusOK}:         1,
-		{"thoughtbox_gateway", "thought", StatusOK}:        2,
+		{"thoughtbox_gateway", "thought", outcome.ToolError}: 1,
+		{"thoughtbox_gateway", "start_new", outcome.OK}:      1,
+		{"thoughtbox_gateway", "cipher", outcome.OK}:         1,
+		{"thoughtbox_gateway", "thought", outcome.OK}:        2,
 	} {
 		if tc[k] != n {
 			t.Errorf("tool calls %+v = %d, want %d (all %v)", k, tc[k], n, tc)

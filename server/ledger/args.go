@@ -203,6 +203,10 @@ func decodeThought(f fields) (thoughtArgs, any) {
 	if a.BranchID != "" && a.BranchFromThought == nil {
 		return fail("branchId requires branchFromThought. Branching creates an alternative reasoning path from a specific thought. Use branchFromThought to specify which thought number you're forking from. Example: { branchFromThought: 5, branchId: 'approach-a' }")
 	}
+	if a.BranchFromThought != nil && a.BranchID == "" {
+		// D29: 1.2.2 would store it on the main chain, dropping the fork.
+		return fail("branchFromThought requires branchId: name the branch (lowercase letters, digits and hyphens)")
+	}
 	if a.BranchID != "" && (!BranchIDPattern.MatchString(a.BranchID) || len(a.BranchID) > MaxBranchIDLength) {
 		return fail("Invalid branchId %q: use 1-%d lowercase letters, digits and hyphens (pattern ^[a-z0-9-]+$)", clip.String(a.BranchID), MaxBranchIDLength)
 	}

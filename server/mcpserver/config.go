@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/server/notebook"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
 )
 
@@ -73,12 +73,23 @@ type Config struct {
 	ConformanceFixtures bool
 }
 
-// Setting documents one configuration field: its environment variable, its
-// flag, its default and what it does. Settings drives both --help and the
-// README's configuration table.
+// Setting declares one configuration field, once: its environment variable,
+// its flag, its default and what it does. Settings drives Defaults, --help
+// and docs/configuration.md (Markdown; a test keeps that file in step).
+//
+// Default is the value Defaults applies, or, when it is a description
+// rather than a value, the default worked out where the setting is used:
+// in angle brackets a path derived from another setting
+// ("<data dir>/exports"), in parentheses a search ("(searched)"), and
+// "~/.thoughtbox", the data directory under the home directory.
 type Setting struct {
 	Env, Flag, Default, Help string
 	apply                    func(*Config, string) error
+}
+
+// literal reports whether Default is a value Defaults applies (see Setting).
+func (s Setting) literal() bool {
+	return !strings.HasPrefix(s.Default, "<") && !strings.HasPrefix(s.Default, "(") && !strings.HasPrefix(s.Default, "~")
 }
 
 // Boolean reports whether the setting is a switch (its default is true or
@@ -94,15 +105,19 @@ func DefaultDataDir() string {
 	return filepath.Join(home, ".thoughtbox")
 }
 
-// Defaults returns the configuration used when nothing is set.
+// Defaults returns the configuration used when nothing is set: every
+// setting's Default applied (the descriptive ones are worked out where they
+// are used; the data directory is DefaultDataDir).
 func Defaults() Config {
-	c := Config{Transport: "http", Host: "127.0.0.1", Port: 1731, Storage: "fs", DataDir: DefaultDataDir(),
-		Project: "_default", CritiqueTimeout: 30 * time.Second, MaxBodyBytes: 4 << 20, Fsync: "off", LockWait: 5 * time.Second,
-		ReadTimeout: 10 * time.Second, IdleTimeout: 60 * time.Second, SessionTimeout: 30 * time.Minute,
-		RootsTimeout: 10 * time.Second,
-		Notebook:     NotebookConfig{Timeout: notebook.DefaultTimeout, OutputLimit: notebook.DefaultOutputLimit}}
-	defaultObservability(&c)
-	defaultObservatory(&c)
+	c := Config{DataDir: DefaultDataDir()}
+	for _, s := range Settings {
+		if !s.literal() {
+			continue
+		}
+		if err := s.apply(&c, s.Default); err != nil {
+			panic(fmt.Sprintf("the default of %s does not apply: %v", s.Env, err)) // a test applies every default
+		}
+	}
 	return c
 }
 
@@ -118,11 +133,15 @@ func parseBool(s string) (bool, error) {
 	return false, fmt.Errorf("not a boolean: %q", s)
 }
 
-// Settings lists every configuration field.
-var Settings = []Setting{
+// Settings lists every configuration field, in the order --help and
+// docs/configuration.md show them.
+var Settings = slices.Concat(serverSettings, notebookSettings, observabilitySettings, observatorySettings)
+
+// serverSettings are the transport's, the storage's and the gateway's.
+var serverSettings = []Setting{
 	{"THOUGHTBOX_TRANSPORT", "transport", "http", "MCP transport: http (Streamable HTTP on /mcp) or stdio",
 		func(c *Config, v string) error { c.Transport = strings.ToLower(v); return nil }},
-	{"HOST", "host", "127.0.0.1", "address to bind; Host/Origin headers must match it (0.0.0.0 or :: disables the check)",
+	{"HOST", "host", "127.0.0.1", "address to bind; Host and Origin headers must name it (or localhost when it is a loopback address); 0.0.0.0 or :: turns the check off",
 		func(c *Config, v string) error { c.Host = v; return nil }},
 	{"PORT", "port", "1731", "HTTP port (0 picks a free port)",
 		func(c *Config, v string) error {
@@ -177,7 +196,7 @@ var Settings = []Setting{
 		durationSetting(func(c *Config) *time.Duration { return &c.ReadTimeout })},
 	{"THOUGHTBOX_IDLE_TIMEOUT", "idle-timeout", "60s", "keep-alive HTTP connections idle this long are closed",
 		durationSetting(func(c *Config) *time.Duration { return &c.IdleTimeout })},
-	{"THOUGHTBOX_SESSION_TIMEOUT", "session-timeout", "30m", "MCP sessions idle this long end and their id gets 404 (0s: never)",
+	{"THOUGHTBOX_SESSION_TIMEOUT", "session-timeout", "30m", "MCP sessions idle this long end and their id gets 404 (0s: never); 2026-era contexts idle this long expire",
 		durationSetting(func(c *Config) *time.Duration { return &c.SessionTimeout })},
 	{"THOUGHTBOX_KNOWLEDGE_ENABLED", "knowledge-enabled", "false", "true: turn the knowledge graph on (data in <data dir>/projects/<project>/memory/)",
 		func(c *Config, v string) error {
@@ -194,8 +213,6 @@ var Settings = []Setting{
 	{"THOUGHTBOX_ROOTS_TIMEOUT", "roots-timeout", "10s", "longest wait for the client's answer to a roots/list request (list_roots, bind_root)",
 		durationSetting(func(c *Config) *time.Duration { return &c.RootsTimeout })},
 }
-
-func init() { Settings = append(Settings, notebookSettings...) }
 
 // durationSetting applies a Go duration to the field field returns.
 func durationSetting(field func(*Config) *time.Duration) func(*Config, string) error {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -60,31 +61,34 @@ func (c *contexts) lock(id string) func() { return c.table.lockContext(id) }
 // minted, or expired.
 var errContextUnknown = errors.New("unknown or expired context")
 
-// load returns the stored state of context id; an expired context is
-// forgotten and reported unknown.
-func (c *contexts) load(id string) (gateway.State, error) {
+// load returns the stored state of context id, and its stored form (for
+// save); an expired context is forgotten and reported unknown.
+func (c *contexts) load(id string) (gateway.State, []byte, error) {
 	var st gateway.State
 	raw, used, err := c.store.GetContext(id)
 	if errors.Is(err, storage.ErrContextNotFound) {
-		return st, errContextUnknown
+		return st, nil, errContextUnknown
 	}
 	if err != nil {
-		return st, err
+		return st, nil, err
 	}
 	if c.timeout > 0 && c.now().Sub(used) > c.timeout {
 		_ = c.store.DeleteContext(id)
-		return st, errContextUnknown
+		return st, nil, errContextUnknown
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return st, fmt.Errorf("context %s is damaged: %w", id, err)
+		return st, nil, fmt.Errorf("context %s is damaged: %w", id, err)
 	}
-	return st, nil
+	return st, raw, nil
 }
 
-// save stores the state of context id, used now. Once per session timeout
-// a save also has the contexts idle longer than it forgotten, in the
-// background, so that those of clients that never came back do not pile up.
-func (c *contexts) save(id string, st gateway.State) error {
+// save stores the state of context id, used now; stored is the form load
+// read (nil for a new context). A state that did not change only moves
+// the context's idle clock, where the store can do that alone
+// (storage.ContextToucher). Once per session timeout a save also has the
+// contexts idle longer than it forgotten, in the background, so that those
+// of clients that never came back do not pile up.
+func (c *contexts) save(id string, st gateway.State, stored []byte) error {
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return err
@@ -95,6 +99,12 @@ func (c *contexts) save(id string, st gateway.State) error {
 			defer c.sweeping.Store(false)
 			c.expire()
 		}()
+	}
+	if toucher, ok := c.store.(storage.ContextToucher); ok && stored != nil && bytes.Equal(raw, stored) {
+		if err := toucher.TouchContext(id, now); !errors.Is(err, storage.ErrContextNotFound) {
+			return err
+		}
+		// Forgotten meanwhile (expired by another process): stored again.
 	}
 	return c.store.PutContext(id, raw, now)
 }
@@ -176,18 +186,43 @@ func mintsContext(op string) bool {
 // run makes the call on the context's connection: the gateway operation, or
 // the end of a multi round-trip request (multiround.go).
 func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledger.Sampler, run func(*gateway.Conn) reply.Reply) (reply.Reply, string) {
-	id, named, err := contextArg(raw)
+	a, err := readCallArgs(raw)
 	if err != nil {
 		return reply.Error(err.Error()), ""
 	}
+	return s.callWithArgs(ctx, raw, a, ask, run)
+}
+
+// callArgs is what a 2026-era call's context handling reads of its gateway
+// arguments.
+type callArgs struct {
+	contextID string
+	named     bool   // the call names a context
+	op        string // operationOf
+	long      bool   // longOperation
+}
+
+// readCallArgs reads a call's gateway arguments raw; an error is a contextId
+// that is not a string.
+func readCallArgs(raw json.RawMessage) (callArgs, error) {
+	id, named, err := contextArg(raw)
+	if err != nil {
+		return callArgs{}, err
+	}
+	return callArgs{contextID: id, named: named, op: operationOf(raw), long: longOperation(raw)}, nil
+}
+
+// callWithArgs is contextCall with the arguments a already read from raw.
+func (s *Server) callWithArgs(ctx context.Context, raw json.RawMessage, a callArgs, ask ledger.Sampler, run func(*gateway.Conn) reply.Reply) (reply.Reply, string) {
 	if run == nil {
 		run = func(conn *gateway.Conn) reply.Reply { return s.gateway.Call(ctx, conn, raw) }
 	}
-	op := operationOf(raw)
+	id, named, op := a.contextID, a.named, a.op
 	var conn *gateway.Conn
+	var stored []byte // the context's state as it was loaded
 	if named {
 		unlock := s.contexts.lock(id)
-		st, err := s.contexts.load(id)
+		st, loaded, err := s.contexts.load(id)
 		if errors.Is(err, errContextUnknown) {
 			unlock()
 			return unknownContext(id), ""
@@ -196,18 +231,19 @@ func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledge
 			unlock()
 			return reply.Error(err.Error()), ""
 		}
-		if longOperation(raw) {
+		if a.long {
 			// A long operation (deep_analysis, a notebook run) changes
 			// nothing of its context: the context's idle clock is
 			// refreshed now and the context is not held while it runs,
 			// so that its other calls go on meanwhile.
-			if err := s.contexts.save(id, st); err != nil {
+			if err := s.contexts.save(id, st, loaded); err != nil {
 				s.log.Error("storing a context failed", "context", id, "err", err)
 			}
 			unlock()
 			return run(s.restoreConn(ctx, id, st, ask)), ""
 		}
 		defer unlock()
+		stored = loaded
 		conn = s.restoreConn(ctx, id, st, ask)
 	} else {
 		conn = gateway.NewConn(s.newLedger(ctx, ask, ""))
@@ -217,12 +253,12 @@ func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledge
 	switch {
 	case named:
 		// Every call refreshes the context's idle clock.
-		if err := s.contexts.save(id, st); err != nil {
+		if err := s.contexts.save(id, st, stored); err != nil {
 			s.log.Error("storing a context failed", "context", id, "err", err)
 		}
 	case !r.IsError && mintsContext(op) && (st.Stage > gateway.Entry || op == "bind_root"):
 		id = newContextID()
-		if err := s.contexts.save(id, st); err != nil {
+		if err := s.contexts.save(id, st, nil); err != nil {
 			return reply.Error("the new context could not be stored: " + err.Error()), ""
 		}
 	default:

@@ -49,18 +49,25 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, session *clien
 	}
 	ctx := s.mcp.WithContext(r.Context(), session)
 	res := s.callGateway(ctx, session.conn, args)
-	out := make([]byte, 0, 256+resultSize(res))
+	s.writeFastAnswer(w, id, resultSize(res), func(out []byte) []byte { return appendToolResult(out, res) })
+	return true
+}
+
+// writeFastAnswer writes a fast path's answer to the request id: a
+// JSON-RPC response whose result appendResult appends (about size bytes),
+// with its length.
+func (s *Server) writeFastAnswer(w http.ResponseWriter, id []byte, size int, appendResult func([]byte) []byte) {
+	out := make([]byte, 0, 320+size)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"result":`...)
-	out = appendToolResult(out, res)
+	out = appendResult(out)
 	out = append(out, "}\n"...)
 	s.fastCalls.Add(1) // before the answer, which a test may count on
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
-	return true
 }
 
 // callGateway runs one gateway call, turning a panic into the error result

@@ -126,7 +126,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 }
 
 // headerSessionID is the 2025 era's session header.
-const headerSessionID = "Mcp-Session-Id"
+const headerSessionID = mcp.HeaderSessionID
 
 func writeSessionNotFound(w http.ResponseWriter, id json.RawMessage) {
 	writeFault(w, http.StatusNotFound, &rpcFault{id: id, code: -32001,
@@ -331,6 +331,10 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 	if env.Method == nil {
 		writeFault(w, http.StatusBadRequest, &rpcFault{id: env.ID, code: mcp.INVALID_REQUEST,
 			msg: "Invalid Request: protocol version " + mcp.ProtocolVersion20260728 + " has no requests from the server, so nothing a client sends is an answer"})
+		return
+	}
+	// A plain call of thoughtbox_gateway (fastmodern.go).
+	if s.fastModernCall(w, r, body) {
 		return
 	}
 	// The tasks extension's methods and checks (tasks.go).

@@ -40,7 +40,7 @@ func (n NotebookConfig) validate() error {
 }
 
 var notebookSettings = []Setting{
-	{"THOUGHTBOX_NODE", "node", "(searched)", "node executable for notebook cells; default: the newest of node on PATH and the Node 22 of `make tools` (.tools/); TypeScript cells need Node 22.6 or later",
+	{"THOUGHTBOX_NODE", "node", "(searched)", "node executable for notebook cells; default: the newest of node on PATH and the Node 22 of `make tools` (.tools/, looked for upwards from the working directory and from the binary); TypeScript cells need Node 22.6 or later (type stripping) and otherwise fail with a clear error",
 		func(c *Config, v string) error { c.Notebook.Node = v; return nil }},
 	{"THOUGHTBOX_NPM", "npm", "(searched)", "npm executable for install_deps; default: npm beside the chosen node, else on PATH",
 		func(c *Config, v string) error { c.Notebook.NPM = v; return nil }},

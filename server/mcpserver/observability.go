@@ -65,7 +65,7 @@ var observabilitySettings = []Setting{
 			c.Events.Enabled = b
 			return err
 		}},
-	{"THOUGHTBOX_EVENTS_DEST", "events-dest", "stderr", "where events go: stderr, stdout (refused with the stdio transport, whose stdout is the JSON-RPC channel) or a file path (appended; directories created)",
+	{"THOUGHTBOX_EVENTS_DEST", "events-dest", "stderr", "where events go: stderr, stdout (refused with the stdio transport, whose stdout is the JSON-RPC channel) or a file path (appended; directories created; mode 0600)",
 		func(c *Config, v string) error { c.Events.Dest = v; return nil }},
 	{"THOUGHTBOX_EVENTS_QUEUE", "events-queue", "4096", "events waiting for a slow destination beyond this many are dropped (and counted) rather than slowing a thought",
 		func(c *Config, v string) error {
@@ -84,28 +84,6 @@ var observabilitySettings = []Setting{
 		func(c *Config, v string) error { c.Observability.GrafanaURL = v; return nil }},
 	{"GRAFANA_TIMEOUT", "grafana-timeout", "5s", "longest wait for one Grafana request of observability_gateway",
 		durationSetting(func(c *Config) *time.Duration { return &c.Observability.GrafanaTimeout })},
-}
-
-func init() { Settings = append(Settings, observabilitySettings...) }
-
-// defaultObservability fills in what Defaults leaves zero.
-func defaultObservability(c *Config) {
-	if c.Events.Queue == 0 {
-		c.Events.Queue = events.DefaultQueue
-	}
-	o := &c.Observability
-	if o.PrometheusURL == "" {
-		o.PrometheusURL = obsgateway.DefaultPrometheusURL
-	}
-	if o.GrafanaURL == "" {
-		o.GrafanaURL = obsgateway.DefaultGrafanaURL
-	}
-	if o.PrometheusTimeout == 0 {
-		o.PrometheusTimeout = obsgateway.DefaultPrometheusTimeout
-	}
-	if o.GrafanaTimeout == 0 {
-		o.GrafanaTimeout = obsgateway.DefaultGrafanaTimeout
-	}
 }
 
 // openEvents starts the event stream when the configuration turns it on.

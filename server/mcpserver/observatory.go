@@ -71,7 +71,7 @@ func wholeNumber(v string, to *int) error {
 }
 
 var observatorySettings = []Setting{
-	{"THOUGHTBOX_OBSERVATORY_ENABLED", "observatory-enabled", "false", "true: serve the Observatory (WebSocket, HTTP API and a live page of the reasoning graph) on its own port, bound to HOST",
+	{"THOUGHTBOX_OBSERVATORY_ENABLED", "observatory-enabled", "false", "true: serve the Observatory (WebSocket, HTTP API and a live page of the reasoning graph) on its own port, bound to HOST; any value but true or false is refused",
 		func(c *Config, v string) error {
 			switch strings.TrimSpace(v) {
 			case "true":
@@ -91,7 +91,7 @@ var observatorySettings = []Setting{
 		observatorySetting("THOUGHTBOX_OBSERVATORY_PATH", func(o *ObservatoryConfig, v string) error { o.Path = v; return nil })},
 	{"THOUGHTBOX_OBSERVATORY_MAX_CONN", "observatory-max-conn", strconv.Itoa(observatory.DefaultMaxConn), "most Observatory WebSocket connections at once; more are closed with code 1008",
 		observatorySetting("THOUGHTBOX_OBSERVATORY_MAX_CONN", func(o *ObservatoryConfig, v string) error { return wholeNumber(v, &o.MaxConn) })},
-	{"THOUGHTBOX_OBSERVATORY_HTTP_API", "observatory-http-api", "true", "false: turn the Observatory's REST API (/api/...) off; the page and the WebSocket stay",
+	{"THOUGHTBOX_OBSERVATORY_HTTP_API", "observatory-http-api", "true", "false: turn the Observatory's REST API off (/api/... answers 404); the page and the WebSocket stay",
 		observatorySetting("THOUGHTBOX_OBSERVATORY_HTTP_API", func(o *ObservatoryConfig, v string) error {
 			b, err := parseBool(v)
 			if err == nil && v == "" {
@@ -112,14 +112,6 @@ var observatorySettings = []Setting{
 			o.WriteTimeout = d
 			return nil
 		})},
-}
-
-func init() { Settings = append(Settings, observatorySettings...) }
-
-// defaultObservatory fills in what Defaults leaves zero.
-func defaultObservatory(c *Config) {
-	d := observatory.Defaults()
-	c.Observatory = ObservatoryConfig{Port: d.Port, CORS: d.CORS, Path: d.Path, MaxConn: d.MaxConn, HTTPAPI: d.HTTPAPI, WriteTimeout: d.WriteTimeout}
 }
 
 // openObservatory starts the Observatory when the configuration turns it

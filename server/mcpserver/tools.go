@@ -37,8 +37,11 @@ var ObservabilityOperations = obsgateway.Operations
 
 func boolPtr(b bool) *bool { return &b }
 
+// gatewayToolName is the name of Thoughtbox's tool.
+const gatewayToolName = "thoughtbox_gateway"
+
 func gatewayTool() mcp.Tool {
-	t := mcp.NewToolWithRawSchema("thoughtbox_gateway", content.GatewayDescription, json.RawMessage(gatewaySchema))
+	t := mcp.NewToolWithRawSchema(gatewayToolName, content.GatewayDescription, json.RawMessage(gatewaySchema))
 	t.Annotations = mcp.ToolAnnotation{ReadOnlyHint: boolPtr(false), DestructiveHint: boolPtr(false), IdempotentHint: boolPtr(false)}
 	t.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportForbidden}
 	return t

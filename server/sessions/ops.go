@@ -25,7 +25,7 @@ type listResult struct {
 // by the cursor a previous page returned, which stays right while sessions
 // are updated between the calls.
 func (s *Host) list(_ context.Context, _ *ledger.Handler, a Args) (any, error) {
-	limit, err := a.Int("limit", 10, 1, 1000)
+	limit, err := a.Int("limit", 20, 1, 100)
 	if err != nil {
 		return nil, err
 	}

@@ -339,3 +339,36 @@ func TestListCursor(t *testing.T) {
 		}
 	}
 }
+
+// TestListLimit checks D30: limit is 1 to 100, 20 when left out, and a
+// value outside the range is refused naming it, never clamped.
+func TestListLimit(t *testing.T) {
+	store := memstore.New(memstore.WithClock(steppingClock()))
+	for i := 0; i < 21; i++ {
+		c, _ := store.Create(storage.CreateParams{Title: fmt.Sprint("s", i)})
+		if _, err := c.Append(storage.Entry{Thought: "t", NextThoughtNeeded: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host := sessions.New(store)
+	for _, c := range []struct {
+		limit any
+		want  int
+		more  bool
+	}{{nil, 20, true}, {1, 1, true}, {21, 21, false}, {100, 21, false}} {
+		args := map[string]any{"operation": "list"}
+		if c.limit != nil {
+			args["limit"] = c.limit
+		}
+		var got page
+		if r := call(t, host, args, &got); r.IsError || got.Count != c.want || len(got.Sessions) != c.want || got.HasMore != c.more {
+			t.Errorf("limit %v: %d sessions, hasMore %v (error %v), want %d, %v", c.limit, len(got.Sessions), got.HasMore, r.IsError, c.want, c.more)
+		}
+	}
+	for _, limit := range []any{0, 101, 150, 1000, 2.5, "20"} {
+		if r := call(t, host, map[string]any{"operation": "list", "limit": limit}, nil); !r.IsError ||
+			!strings.Contains(r.FirstText(), "limit") || !strings.Contains(r.FirstText(), "100") {
+			t.Errorf("limit %v: %s, want a refusal naming limit and its range", limit, r.FirstText())
+		}
+	}
+}

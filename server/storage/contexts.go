@@ -28,6 +28,16 @@ type ContextStore interface {
 	ExpireContexts(cutoff time.Time) (int, error)
 }
 
+// ContextToucher is a ContextStore that records a use of a context whose
+// state did not change more cheaply than PutContext can (the 2026 era's
+// reads change nothing but the context's idle clock).
+type ContextToucher interface {
+	// TouchContext records that context id was used at the given time,
+	// keeping its state; an unknown id is an error wrapping
+	// ErrContextNotFound.
+	TouchContext(id string, used time.Time) error
+}
+
 // ValidContextID reports whether id has the form the server mints: 32
 // lower-case hexadecimal digits. Backends refuse anything else, so an id is
 // never used raw in a path or query it was not meant for.

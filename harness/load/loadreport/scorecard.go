@@ -7,6 +7,7 @@ import (
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/threshold"
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
@@ -150,7 +151,7 @@ func (r *Report) stabilityAxis() (scorecards.Axis, bool) {
 		var transport uint64
 		for _, p := range r.roundPhases(label) {
 			tput = append(tput, throughput(p.Metrics))
-			transport += errorClasses(p.Metrics)[ClassTransport].Count
+			transport += errorClasses(p.Metrics)[outcome.Transport].Count
 		}
 		if len(tput) < 2 {
 			continue

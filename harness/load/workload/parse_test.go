@@ -34,7 +34,7 @@ var badFiles = []struct {
 	{"negative probability", "session:\n  sessionGet: -0.1\n",
 		"bad.yaml:2: session.sessionGet: a probability must be in [0, 1], not -0.1", true},
 	{"list limit", "session:\n  listLimit: 0\n",
-		"bad.yaml:2: session.listLimit: must be in 1 … 1000, not 0", true},
+		"bad.yaml:2: session.listLimit: must be in 1 … 100, not 0", true},
 	{"string for a number", "session:\n  thoughts: {min: three}\n",
 		`bad.yaml:2: session.thoughts.min: want a whole number, got the string "three"`, true},
 	{"fraction for a whole number", "session:\n  listLimit: 2.5\n",

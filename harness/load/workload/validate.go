@@ -14,7 +14,7 @@ const (
 	// server's default 4 MiB body limit.
 	MaxThoughtBytes = 1 << 20
 	// MaxListLimit is the largest limit `session list` accepts.
-	MaxListLimit = 1000
+	MaxListLimit = 100
 )
 
 // Validate checks a workload built in code the way Parse checks a file:

@@ -139,6 +139,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			p.holdRoots(c)
+			p.restartBefore(c)
 			r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, c))
 		} else if msg.Method == readCall {
 			r = r.WithContext(context.WithValue(r.Context(), ctxKey{}, call{Tool: readCall, Operation: msg.Params.URI}))
@@ -155,7 +156,13 @@ func (p *Proxy) modify(resp *http.Response) error {
 		if p.fault == EmptyThoughtQuery {
 			return p.emptyThoughtQuery(resp, c)
 		}
+		if done, err := p.limitsRead(resp, c); done {
+			return err
+		}
 		c, ok = call{}, false
+	}
+	if done, err := p.limitsAnswer(resp, ok); done {
+		return err
 	}
 	if p.fault == Reworded {
 		return p.rewordResponse(resp, c)
@@ -164,27 +171,15 @@ func (p *Proxy) modify(resp *http.Response) error {
 		return p.observeLoad(resp, c)
 	}
 
-	if !ok || (c.Tool != "thoughtbox_gateway" && !(c.Tool == "observability_gateway" && isObservabilityFault(p.fault))) ||
-		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if !ok || (c.Tool != "thoughtbox_gateway" && !(c.Tool == "observability_gateway" && isObservabilityFault(p.fault))) {
 		return nil
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	var env map[string]any
-	if json.Unmarshal(body, &env) == nil {
+	return rewriteJSON(resp, func(env map[string]any) {
 		if res, ok := env["result"].(map[string]any); ok {
 			p.eraResult(res)
 			p.result(c, res)
 		}
-		body, _ = json.Marshal(env)
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.Header.Del("Content-Length")
-	return nil
+	})
 }
 
 // result applies the fault to one tool result.
@@ -277,7 +272,13 @@ func (p *Proxy) result(c call, res map[string]any) {
 		LearningsSignalAlwaysSuccess, DiscoveryUnknownAction, ListForeignCursor, DeepAnalysisIgnoresBranches, DeepAnalysisUnknownType:
 		p.sessionOpsResult(c, res, obj, jsonText, isError, set)
 	default:
-		if !p.surfaceResult(c, obj, jsonText, isError, set) {
+		switch {
+		case p.figuresResult(c, res, obj, jsonText, isError, set):
+		case p.limitsResult(c, res, obj, jsonText, isError, set):
+		case p.restartResult(c, res, obj, jsonText, isError, set):
+		case p.refusalResult(c, res, obj, jsonText, isError, set):
+		case p.surfaceResult(c, obj, jsonText, isError, set):
+		default:
 			p.exactnessResult(c, obj, jsonText, isError, set)
 		}
 	}

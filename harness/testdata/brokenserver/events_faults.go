@@ -32,7 +32,9 @@ const (
 // scenarios that start a server of their own must catch.
 var EventFaults = []Fault{EventsRevisionUnreported, EventsStageNames, ObservabilityErrorsAsSuccess, HealthAlwaysHealthy}
 
-func isEventStreamFault(f Fault) bool { return f == EventsRevisionUnreported || f == EventsStageNames }
+func isEventStreamFault(f Fault) bool {
+	return f == EventsRevisionUnreported || f == EventsStageNames || f == EventPreview101
+}
 
 func isObservabilityFault(f Fault) bool {
 	return f == ObservabilityErrorsAsSuccess || f == HealthAlwaysHealthy
@@ -139,6 +141,8 @@ func (r *relay) mangle(line []byte) ([]byte, bool) {
 	switch {
 	case r.fault == EventsRevisionUnreported && e["type"] == "thought_revised":
 		return nil, false
+	case r.fault == EventPreview101 && e["type"] == "thought_added":
+		return previewPast(line, e)
 	case r.fault == EventsStageNames && e["type"] == "stage_changed":
 		data, _ := e["data"].(map[string]any)
 		for _, k := range []string{"previousStage", "newStage"} {

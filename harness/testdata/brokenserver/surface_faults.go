@@ -1,9 +1,7 @@
 package brokenserver
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -58,20 +56,14 @@ func (p *Proxy) surfaceResult(c call, obj map[string]any, jsonText, isError bool
 
 // emptyThoughtQuery rewrites a thought-query read answer to no thoughts.
 func (p *Proxy) emptyThoughtQuery(resp *http.Response, c call) error {
-	if p.fault != EmptyThoughtQuery || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	if p.fault != EmptyThoughtQuery {
 		return nil
 	}
 	uri := c.Operation
 	if !strings.HasPrefix(uri, "thoughtbox://thoughts/") && !strings.HasPrefix(uri, "thoughtbox://references/") && !strings.HasPrefix(uri, "thoughtbox://revisions/") {
 		return nil
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	var env map[string]any
-	if json.Unmarshal(body, &env) == nil {
+	return rewriteJSON(resp, func(env map[string]any) {
 		if res, ok := env["result"].(map[string]any); ok {
 			for _, item := range list(res["contents"]) {
 				var doc map[string]any
@@ -81,11 +73,6 @@ func (p *Proxy) emptyThoughtQuery(resp *http.Response, c call) error {
 					item["text"] = string(b)
 				}
 			}
-			body, _ = json.Marshal(env)
 		}
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.Header.Del("Content-Length")
-	return nil
+	})
 }

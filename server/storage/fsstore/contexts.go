@@ -14,7 +14,10 @@ import (
 
 // contextFile is the stored form of one context: contexts/<id>.json beside
 // the project's sessions directory, written by rename so that a reader in
-// another process sees the old or the new state, never a torn one.
+// another process sees the old or the new state, never a torn one. The
+// file's modification time is the context's last use too: a use that
+// changes nothing moves it (TouchContext) instead of rewriting the file, and
+// the later of the two times is the one that counts.
 type contextFile struct {
 	Used  time.Time       `json:"used"`
 	State json.RawMessage `json:"state"`
@@ -37,7 +40,31 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	if err := writeFileAtomic(path, data); err != nil {
+		return err
+	}
+	if d := time.Since(used); d > time.Second || d < -time.Second {
+		// The file's modification time, its write time, counts as a use
+		// too (GetContext): a use recorded at another time sets it.
+		return os.Chtimes(path, used, used)
+	}
+	return nil
+}
+
+// TouchContext moves the context file's modification time to used
+// (storage.ContextToucher): one metadata write instead of a new file.
+func (s *Store) TouchContext(id string, used time.Time) error {
+	path, err := s.contextPath(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Chtimes(path, used, used); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("context %s: %w", id, storage.ErrContextNotFound)
+		}
+		return err
+	}
+	return nil
 }
 
 // GetContext reads the context's file (storage.ContextStore).
@@ -52,6 +79,9 @@ func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 			return nil, time.Time{}, fmt.Errorf("context %s: %w", id, storage.ErrContextNotFound)
 		}
 		return nil, time.Time{}, err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.ModTime().After(f.Used) {
+		return f.State, fi.ModTime(), nil // touched since it was written
 	}
 	return f.State, f.Used, nil
 }

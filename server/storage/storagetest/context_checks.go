@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,28 @@ func (s suite) contextsRoundTrip(t *testing.T) {
 	}
 	if state, _, err := cs.GetContext(ctxB); err != nil || string(state) != `{"stage":2}` {
 		t.Fatalf("a live context was expired: %s, %v", state, err)
+	}
+	if toucher, ok := cs.(storage.ContextToucher); ok {
+		// A touch moves the idle clock and keeps the state; expiry goes
+		// by the touched time.
+		if err := cs.PutContext(ctxA, []byte(`{"stage":5}`), used.Add(-time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := toucher.TouchContext(ctxA, used); err != nil {
+			t.Fatal(err)
+		}
+		if state, got, err := cs.GetContext(ctxA); err != nil || string(state) != `{"stage":5}` || !got.Equal(used) {
+			t.Fatalf("after a touch: %s at %v, %v; want {\"stage\":5} at %v", state, got, err, used)
+		}
+		if n, err := cs.ExpireContexts(used.Add(-time.Minute)); err != nil || n != 0 {
+			t.Fatalf("ExpireContexts after a touch = %d, %v; want 0", n, err)
+		}
+		if err := toucher.TouchContext(strings.Repeat("ab", 16), used); !errors.Is(err, storage.ErrContextNotFound) {
+			t.Fatalf("touching an unknown context: %v, want ErrContextNotFound", err)
+		}
+		if err := cs.DeleteContext(ctxA); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, bad := range []string{"", "../../etc/passwd", "0123456789ABCDEF0123456789ABCDEF", ctxA + "0"} {
 		if err := cs.PutContext(bad, []byte(`{}`), used); err == nil {

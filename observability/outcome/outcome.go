@@ -1,0 +1,26 @@
+// Package outcome names how an MCP call ended, in the one vocabulary the
+// harness's transcripts, the sidecar's status label and the load runner's
+// classes share: the harness compares the sidecar's counts with its own by
+// these values, so they are declared once, here, below both.
+package outcome
+
+// How a call ended. A transcript and the sidecar's status label use OK,
+// ToolError, Error and Cancelled; the load runner's classes add Transport,
+// Timeout and the http_<status> and jsonrpc_<code> classes it builds.
+const (
+	// OK is a JSON-RPC result (for tools/call: without isError).
+	OK = "ok"
+	// ToolError is a tools/call result with isError: true.
+	ToolError = "tool_error"
+	// Error is a JSON-RPC error, an HTTP error without a JSON-RPC answer,
+	// an unreachable upstream, a timeout, or a stream that ended without an
+	// answer (the sidecar's and the transcript's word for every failure).
+	Error = "error"
+	// Cancelled is a request whose client went away before the answer
+	// arrived (the sidecar).
+	Cancelled = "cancelled"
+	// Transport is a connection refused or reset, or bad framing (load).
+	Transport = "transport"
+	// Timeout is a call whose deadline passed (load).
+	Timeout = "timeout"
+)

@@ -1,0 +1,327 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpsrv "github.com/mark3labs/mcp-go/server"
+
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/reply"
+	"github.com/thoughtbox-bench/tbbench/server/tasks"
+)
+
+// The 2026 era's hot path is the same tools/call of thoughtbox_gateway, in
+// a context, each request on its own. The general path (serveModern) reads
+// such a request's params five times over and has mcp-go encode the answer
+// through a map; fastModernCall answers the plain case itself, with the
+// very bytes the general path writes, and leaves everything else to it: a
+// request it cannot be sure about goes the general way unchanged.
+
+// modernResultMeta is the _meta mcp-go stamps on every 2026-era result:
+// the server's name and version (mcpsrv.MCPServer's decorateResult).
+var modernResultMeta = func() []byte {
+	m := &mcp.Meta{}
+	m.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// gatewayRequiresTask is whether thoughtbox_gateway runs only as a task (it
+// does not; a tool that did would be refused without the extension).
+var gatewayRequiresTask = tasks.Required(gatewayTool())
+
+// modernCall is what fastModernCall reads of a plain 2026-era tools/call.
+type modernCall struct {
+	id, args    []byte
+	call        callArgs // what contextCall reads of args
+	caps, info  []byte   // the _meta's client capabilities and client info
+	traceparent string
+}
+
+// fastModernCall answers body, a 2026-era POST, when it is a plain
+// tools/call of thoughtbox_gateway whose headers agree with it, and reports
+// whether it did; when it reports false it has written nothing.
+func (s *Server) fastModernCall(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if gatewayRequiresTask || !plainModernHeaders(r.Header) {
+		return false
+	}
+	c, ok := plainModernCall(body)
+	if !ok {
+		return false
+	}
+	var caps mcp.ClientCapabilities
+	if json.Unmarshal(c.caps, &caps) != nil {
+		return false // the general path refuses it, naming the field
+	}
+	info := &mcpsrv.RequestProtocolInfo{Modern: true, ProtocolVersion: mcp.ProtocolVersion20260728, ClientCapabilities: &caps}
+	var client mcp.Implementation
+	if c.info != nil && json.Unmarshal(c.info, &client) == nil {
+		info.ClientInfo = &client
+	}
+	ctx := mcpsrv.WithRequestProtocolInfo(s.taskContext(r.Context()), info)
+	if c.traceparent != "" {
+		ctx = context.WithValue(ctx, traceParentKey{}, c.traceparent)
+	}
+	res, contextID := s.callInContext(ctx, c)
+	s.writeFastAnswer(w, c.id, resultSize(res), func(out []byte) []byte { return appendModernResult(out, res, contextID) })
+	return true
+}
+
+// callInContext runs one gateway call in its context, as the general path's
+// modernGatewayCall does for a call that asks the client nothing, turning
+// a panic into the error result mcp-go's recovery gives.
+func (s *Server) callInContext(ctx context.Context, c modernCall) (r reply.Reply, contextID string) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic in thoughtbox_gateway", "panic", p)
+			r, contextID = reply.Reply{IsError: true, Blocks: []reply.Block{{Kind: reply.Text,
+				Text: "internal error: the gateway failed on this call"}}}, ""
+		}
+	}()
+	return s.callWithArgs(ctx, c.args, c.call, askSampler{ctx}, nil)
+}
+
+// plainModernHeaders reports whether a request's headers are those of a
+// plain 2026-era call of thoughtbox_gateway that the general path's checks
+// (checkModernRequest) pass: the version, Mcp-Method and Mcp-Name exactly,
+// no Last-Event-ID and no Mcp-Param-* header.
+func plainModernHeaders(h http.Header) bool {
+	if h.Get(mcp.HeaderProtocolVersion) != mcp.ProtocolVersion20260728 || h.Get(mcp.HeaderMethod) != string(mcp.MethodToolsCall) ||
+		h.Get(mcp.HeaderName) != gatewayToolName || h.Get(mcp.HeaderLastEventID) != "" {
+		return false
+	}
+	for k := range h {
+		if strings.HasPrefix(k, mcp.HeaderParamPrefix) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainModernCall reads body as a 2026-era tools/call of thoughtbox_gateway
+// that the general path would handle with nothing but the tool handler:
+// jsonrpc, id, method and params, whose members are name, arguments and a
+// _meta of the protocol version 2026-07-28, the client's capabilities (an
+// object), optionally its info and W3C trace context; the arguments an
+// operation of fastOperations that asks for no critique. Anything else
+// reports false (inputResponses, requestState, a task, a log level, a
+// progress token).
+//
+// body must be valid JSON (inspect has checked it).
+func plainModernCall(body []byte) (c modernCall, ok bool) {
+	var buf [6]jsonx.Member
+	members, ok := jsonx.AppendMembersOfValid(buf[:0], body)
+	if !ok || len(members) != 4 {
+		return c, false
+	}
+	var params []byte
+	seen := 0
+	for _, m := range members {
+		switch string(m.Key) {
+		case "jsonrpc":
+			if string(m.Value) != `"2.0"` {
+				return c, false
+			}
+			seen |= 1
+		case "method":
+			if string(m.Value) != `"tools/call"` {
+				return c, false
+			}
+			seen |= 2
+		case "id":
+			if !validID(m.Value) {
+				return c, false
+			}
+			c.id = answerID(m.Value)
+			seen |= 4
+		case "params":
+			params = m.Value
+			seen |= 8
+		}
+	}
+	if seen != 15 {
+		return c, false // a member repeated or missing
+	}
+	var pbuf [4]jsonx.Member
+	pm, ok := jsonx.AppendMembersOfValid(pbuf[:0], params)
+	if !ok || len(pm) != 3 {
+		return c, false
+	}
+	var named, meta bool
+	for _, m := range pm {
+		switch string(m.Key) {
+		case "name":
+			if named || string(m.Value) != `"`+gatewayToolName+`"` {
+				return c, false
+			}
+			named = true
+		case "arguments":
+			if c.args != nil || len(m.Value) == 0 || m.Value[0] != '{' {
+				return c, false
+			}
+			c.args = m.Value
+		case "_meta":
+			if meta || !readModernMeta(m.Value, &c) {
+				return c, false
+			}
+			meta = true
+		default:
+			return c, false
+		}
+	}
+	if !named || !meta || c.args == nil {
+		return c, false
+	}
+	if c.call, ok = fastModernOperation(c.args); !ok {
+		return c, false
+	}
+	return c, true
+}
+
+// fastModernOperation reads the gateway arguments args (an object) of a
+// call fastModernCall may run: an operation of fastOperations (none of them
+// long: they never run as tasks), its args asking for no critique, and a
+// contextId that is a plain string if any. It reports false for anything
+// else.
+func fastModernOperation(args []byte) (a callArgs, ok bool) {
+	var buf [4]jsonx.Member
+	ms, ok := jsonx.AppendMembersOfValid(buf[:0], args)
+	if !ok {
+		return a, false
+	}
+	for _, m := range ms {
+		switch string(m.Key) {
+		case "operation":
+			if a.op != "" {
+				return a, false
+			}
+			if a.op, ok = jsonx.PlainString(m.Value); !ok {
+				return a, false
+			}
+		case "args":
+			if len(m.Value) > 0 && m.Value[0] == '{' && asksCritique(m.Value) {
+				return a, false
+			}
+		case ContextIDArg:
+			if a.named {
+				return a, false
+			}
+			if a.contextID, ok = jsonx.PlainString(m.Value); !ok {
+				return a, false
+			}
+			a.named = true
+		default:
+			return a, false // encoding/json would match keys case-insensitively
+		}
+	}
+	return a, slices.Contains(fastOperations, a.op)
+}
+
+// readModernMeta reads a plain 2026-era _meta into c: the protocol version
+// 2026-07-28, the client capabilities (an object), and optionally the
+// client info and trace context (plain strings); any other member, or a
+// member twice, makes it report false.
+func readModernMeta(raw []byte, c *modernCall) bool {
+	var buf [6]jsonx.Member
+	ms, ok := jsonx.AppendMembersOfValid(buf[:0], raw)
+	if !ok {
+		return false
+	}
+	version := false
+	for _, m := range ms {
+		switch string(m.Key) {
+		case mcp.MetaKeyProtocolVersion:
+			if version || string(m.Value) != `"`+mcp.ProtocolVersion20260728+`"` {
+				return false
+			}
+			version = true
+		case mcp.MetaKeyClientCapabilities:
+			if c.caps != nil || len(m.Value) == 0 || m.Value[0] != '{' {
+				return false
+			}
+			c.caps = m.Value
+		case mcp.MetaKeyClientInfo:
+			if c.info != nil {
+				return false
+			}
+			c.info = m.Value
+		case "traceparent":
+			tp, ok := jsonx.PlainString(m.Value)
+			if !ok || c.traceparent != "" {
+				return false
+			}
+			c.traceparent = tp
+		case "tracestate":
+			if _, ok := jsonx.PlainString(m.Value); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return version && c.caps != nil
+}
+
+// appendModernResult appends the result of a 2026-era call as mcp-go
+// encodes it (CallToolResult.MarshalJSON: a map, so its members in key
+// order, strings HTML-escaped): _meta with the server's info, content, with
+// the context's block last when the call named one, isError, resultType
+// "complete" and structuredContent.
+// Replies with blocks other than text are encoded by mcp-go itself.
+func appendModernResult(dst []byte, r reply.Reply, contextID string) []byte {
+	for _, b := range r.Blocks {
+		if b.Kind != reply.Text {
+			res := toResult(r)
+			if contextID != "" {
+				res.Content = append(res.Content, mcp.NewTextContent(contextBlock(contextID)))
+				res.StructuredContent = map[string]any{ContextIDArg: contextID}
+			}
+			res.ResultType = mcp.ResultTypeComplete
+			res.Meta = &mcp.Meta{}
+			res.Meta.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
+			out, err := res.MarshalJSON()
+			if err != nil {
+				panic("mcpserver: encoding a tool result: " + err.Error())
+			}
+			return append(dst, out...)
+		}
+	}
+	dst = append(dst, `{"_meta":`...)
+	dst = append(dst, modernResultMeta...)
+	dst = append(dst, `,"content":[`...)
+	for i, b := range r.Blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonx.AppendString(dst, b.Text, true)
+		dst = append(dst, '}')
+	}
+	if contextID != "" {
+		if len(r.Blocks) > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"text","text":`...)
+		dst = jsonx.AppendString(dst, contextBlock(contextID), true)
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if r.IsError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	dst = append(dst, `,"resultType":"complete"`...)
+	if contextID != "" {
+		dst = append(dst, `,"structuredContent":{"contextId":`...)
+		dst = jsonx.AppendString(dst, contextID, true)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
