@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
@@ -90,7 +92,7 @@ func wireInputs() []Input {
 	add(Input{Name: "session/missing-id", Rule: session, Body: ping, Session: SessionNone, Era: target.Era2025})
 	add(Input{Name: "session/unknown-id", Rule: session, Body: ping, Session: SessionUnknown, Era: target.Era2025})
 	add(Input{Name: "session/deleted-id", Rule: session, Body: ping, Session: SessionDeleted, Era: target.Era2025})
-	add(Input{Name: "session/path-like-id", Rule: session, Body: ping, Header: map[string]string{"Mcp-Session-Id": "../../etc/passwd"}, Era: target.Era2025})
+	add(Input{Name: "session/path-like-id", Rule: session, Body: ping, Header: map[string]string{mcp.HeaderSessionID: "../../etc/passwd"}, Era: target.Era2025})
 	add(Input{Name: "session/unknown-id-tool-call", Rule: session, Session: SessionUnknown, Era: target.Era2025,
 		Body: `{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{"name":"thoughtbox_gateway","arguments":{"operation":"get_state"}}}`})
 	add(Input{Name: "limit/body-at-4MiB", Rule: limit, Expect: Answered, Body: paddedPing(MaxBody), PadTo: MaxBody})

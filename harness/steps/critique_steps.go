@@ -2,8 +2,9 @@ package steps
 
 import (
 	"fmt"
-	"github.com/cucumber/godog"
 	"time"
+
+	"github.com/cucumber/godog"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )

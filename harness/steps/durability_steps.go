@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cucumber/godog"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,8 +16,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cucumber/godog"
+
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
+
+// durabilityState is what the durability steps keep during a scenario.
+type durabilityState struct {
+	acks    []ack             // every thought the server acknowledged
+	kept    map[string][]byte // exports kept by name
+	quirks  []string          // of connections already closed
+	sibling target.Target     // a second process of the server on the same data
+	damaged string            // the file a damage step broke
+	stray   string            // the stray temporary file a step left
+	killed  []string          // what the files looked like when the server was killed
+}
 
 // registerDurability binds the steps of durability: restarts, kills, damage and a second process.
 func registerDurability(sc *godog.ScenarioContext, w *World) {
@@ -81,7 +93,7 @@ func (w *World) noteAck(args any, res target.ToolResult) {
 	if sid == "" {
 		return
 	}
-	w.acks = append(w.acks, ack{session: sid, branch: in.BranchID, number: *out.ThoughtNumber, text: in.Thought})
+	w.durability.acks = append(w.durability.acks, ack{session: sid, branch: in.BranchID, number: *out.ThoughtNumber, text: in.Thought})
 }
 
 // dropConns ends every MCP session of the scenario, keeping their quirks;
@@ -94,7 +106,7 @@ func (w *World) dropConns(why string) {
 	sort.Strings(names)
 	for _, n := range names {
 		c := w.conns[n]
-		w.quirks = append(w.quirks, c.Quirks()...)
+		w.durability.quirks = append(w.durability.quirks, c.Quirks()...)
 		if err := c.Close(); err != nil {
 			w.rec.Notef("closing MCP session %q %s: %v", n, why, err)
 		}
@@ -191,7 +203,7 @@ func (w *World) damage(dir, kind string) error {
 			if !fileExists(second) {
 				return fmt.Errorf("session directory %s has neither a journal nor 002.json", dir)
 			}
-			w.damaged = "002.json"
+			w.durability.damaged = "002.json"
 			return os.WriteFile(second, []byte(`{"id": "torn`), 0o644)
 		}
 		data, err := os.ReadFile(journal)
@@ -208,7 +220,7 @@ func (w *World) damage(dir, kind string) error {
 		// A line in the middle: neither the session's first record nor a
 		// torn last append, which a server may rightly drop.
 		lines[len(lines)/2] = "\x00\x00 not a journal record {\"seq\": \n"
-		w.damaged = journalName
+		w.durability.damaged = journalName
 		return os.WriteFile(journal, []byte(strings.Join(lines, "")), 0o644)
 	case damageMissingFile:
 		if !fileExists(second) {
@@ -222,13 +234,13 @@ func (w *World) damage(dir, kind string) error {
 				return err
 			}
 		}
-		w.damaged = "002.json"
+		w.durability.damaged = "002.json"
 		return os.Remove(second)
 	case damageStrayTemp:
 		// What a write through a temporary file leaves when the server dies
 		// between the write and the rename.
-		w.stray = filepath.Join(dir, "003.json.tmp")
-		return os.WriteFile(w.stray, []byte(`{"id": "cut short`), 0o644)
+		w.durability.stray = filepath.Join(dir, "003.json.tmp")
+		return os.WriteFile(w.durability.stray, []byte(`{"id": "cut short`), 0o644)
 	}
 	return fmt.Errorf("unknown damage %q", kind)
 }
@@ -265,10 +277,10 @@ func (w *World) reportsDamage(name string) error {
 	text := w.last.Text()
 	if !w.last.IsError {
 		return fmt.Errorf("%s of session %s with %s succeeded; the damage must be reported as an error: %s",
-			w.lastOp, sid, w.damaged, clipText(text))
+			w.lastOp, sid, w.durability.damaged, clipText(text))
 	}
-	if !strings.Contains(text, sid) && (w.damaged == "" || !strings.Contains(text, w.damaged)) {
-		return fmt.Errorf("%s failed without naming the session %s or the damaged file %s: %s", w.lastOp, sid, w.damaged, clipText(text))
+	if !strings.Contains(text, sid) && (w.durability.damaged == "" || !strings.Contains(text, w.durability.damaged)) {
+		return fmt.Errorf("%s failed without naming the session %s or the damaged file %s: %s", w.lastOp, sid, w.durability.damaged, clipText(text))
 	}
 	return nil
 }
@@ -277,18 +289,18 @@ func (w *World) reportsDamage(name string) error {
 // started: a new server process has started once an MCP session is open
 // (over stdio it is that session's process).
 func (w *World) strayGone() error {
-	if w.stray == "" {
+	if w.durability.stray == "" {
 		return errors.New("no stray temporary file was left")
 	}
 	if _, err := w.conn(); err != nil {
 		return err
 	}
 	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if !fileExists(w.stray) {
+		if !fileExists(w.durability.stray) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the stray temporary file %s is still there after the server started", w.stray)
+			return fmt.Errorf("the stray temporary file %s is still there after the server started", w.durability.stray)
 		}
 	}
 }
@@ -298,7 +310,7 @@ func (w *World) keepExport(name string) error {
 	if w.export == nil {
 		return errors.New("no export read yet")
 	}
-	w.kept[name] = w.export
+	w.durability.kept[name] = w.export
 	return nil
 }
 
@@ -371,7 +383,7 @@ func firstDifference(path string, a, b any) string {
 }
 
 func (w *World) exportEquals(name string) error {
-	before, ok := w.kept[name]
+	before, ok := w.durability.kept[name]
 	if !ok {
 		return fmt.Errorf("no export kept as %q", name)
 	}
@@ -389,14 +401,14 @@ func (w *World) readBack() error {
 	if err := w.reasoningSessionAt("cipher_loaded"); err != nil {
 		return err
 	}
-	if len(w.acks) == 0 {
+	if len(w.durability.acks) == 0 {
 		return errors.New("no thought was acknowledged")
 	}
 	type chain struct{ session, branch string }
 	acked := map[chain][]ack{}
 	var problems []string
 	seen := map[string]ack{}
-	for _, a := range w.acks {
+	for _, a := range w.durability.acks {
 		key := fmt.Sprintf("%s/%s/%d", a.session, a.branch, a.number)
 		if prev, dup := seen[key]; dup {
 			problems = append(problems, fmt.Sprintf("%s was acknowledged twice: %q and %q", a, clipText(prev.text), clipText(a.text)))
@@ -455,9 +467,9 @@ func (w *World) readBack() error {
 		if len(problems) > 10 {
 			problems = append(problems[:10], fmt.Sprintf("… and %d more", len(problems)-10))
 		}
-		return fmt.Errorf("%d acknowledged thoughts, problems:\n%s", len(w.acks), strings.Join(problems, "\n"))
+		return fmt.Errorf("%d acknowledged thoughts, problems:\n%s", len(w.durability.acks), strings.Join(problems, "\n"))
 	}
-	w.rec.Notef("read back all %d acknowledged thoughts", len(w.acks))
+	w.rec.Notef("read back all %d acknowledged thoughts", len(w.durability.acks))
 	return nil
 }
 
@@ -518,8 +530,8 @@ func (w *World) largeThoughtsThenKill(n, kib int) error {
 		if err != nil {
 			return err
 		}
-		w.killed = manifestProblems(dir)
-		w.rec.Notef("files of session %s when the server was killed: %d problems", sid, len(w.killed))
+		w.durability.killed = manifestProblems(dir)
+		w.rec.Notef("files of session %s when the server was killed: %d problems", sid, len(w.durability.killed))
 		return nil
 	})
 	<-inflight
@@ -567,8 +579,8 @@ func manifestProblems(dir string) []string {
 }
 
 func (w *World) killedFilesWhole() error {
-	if len(w.killed) > 0 {
-		return fmt.Errorf("when the server was killed:\n%s", strings.Join(w.killed, "\n"))
+	if len(w.durability.killed) > 0 {
+		return fmt.Errorf("when the server was killed:\n%s", strings.Join(w.durability.killed, "\n"))
 	}
 	return nil
 }
@@ -585,7 +597,7 @@ func (w *World) startSibling() error {
 	if err != nil {
 		return fmt.Errorf("starting a second server process: %w", err)
 	}
-	w.sibling = tg
+	w.durability.sibling = tg
 	w.rec.Notef("second server process: %s", tg.Info().Address)
 	return nil
 }
@@ -593,21 +605,21 @@ func (w *World) startSibling() error {
 // openOnSibling opens a named MCP session with the second process. Its
 // traffic does not pass the run's sidecar.
 func (w *World) openOnSibling(name string) error {
-	if w.sibling == nil {
+	if w.durability.sibling == nil {
 		return errors.New("no second server process started")
 	}
-	return w.connectTo(w.sibling, name, target.ConnOptions{Bypass: true})
+	return w.connectTo(w.durability.sibling, name, target.ConnOptions{Bypass: true})
 }
 
 // siblingStopsThenReadBack stops the second process, restarts the server and
 // reads every acknowledged thought back.
 func (w *World) siblingStopsThenReadBack() error {
 	w.dropConns("before the second process stops")
-	if w.sibling != nil {
-		if err := w.sibling.Close(); err != nil {
+	if w.durability.sibling != nil {
+		if err := w.durability.sibling.Close(); err != nil {
 			return fmt.Errorf("stopping the second server process: %w", err)
 		}
-		w.sibling = nil
+		w.durability.sibling = nil
 	}
 	if err := w.restart(false, nil); err != nil {
 		return err

@@ -90,7 +90,7 @@ func (w *World) renderedExport() (rendered, error) {
 		}
 		got[t.ThoughtNumber] = e
 	}
-	for _, a := range w.acks {
+	for _, a := range w.durability.acks {
 		switch {
 		case a.session != sid:
 		case a.branch != "":

@@ -4,11 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/cucumber/godog"
 	"strings"
 
+	"github.com/cucumber/godog"
+
 	"github.com/thoughtbox-bench/tbbench/fixtures"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
+
+// replayState is what the golden-sequence and sidecar-transparency steps
+// keep: the result of a golden play, the answers of a play directly and
+// through the sidecar, and the HTTP answers of the protocol-error requests
+// both ways (proxy_steps.go).
+type replayState struct {
+	golden    *fixtures.Result
+	plays     [2][]fixtures.Answer
+	httpPairs [][2]target.HTTPResponse
+}
 
 // registerGolden binds the steps of golden sequences.
 func registerGolden(sc *godog.ScenarioContext, w *World) {
@@ -42,7 +54,7 @@ func (w *World) playGolden(name string) error {
 		return err
 	}
 	res, err := fixtures.Play(w.ctx, f, caller{w}, w.env.Nonce)
-	w.golden = &res
+	w.replay.golden = &res
 	if err != nil {
 		return err
 	}
@@ -61,20 +73,20 @@ func report(mm []fixtures.Mismatch) error {
 }
 
 func (w *World) goldenCore() error {
-	if w.golden == nil {
+	if w.replay.golden == nil {
 		return fmt.Errorf("no golden sequence played")
 	}
-	if len(w.golden.Core) > 0 {
-		return report(w.golden.Core)
+	if len(w.replay.golden.Core) > 0 {
+		return report(w.replay.golden.Core)
 	}
 	return nil
 }
 
 func (w *World) goldenAll() error {
-	if w.golden == nil {
+	if w.replay.golden == nil {
 		return fmt.Errorf("no golden sequence played")
 	}
-	if all := append(append([]fixtures.Mismatch{}, w.golden.Core...), w.golden.Intent...); len(all) > 0 {
+	if all := append(append([]fixtures.Mismatch{}, w.replay.golden.Core...), w.replay.golden.Intent...); len(all) > 0 {
 		return report(all)
 	}
 	return nil

@@ -138,14 +138,14 @@ func (w *World) ownRestartsWithoutIndex() error {
 }
 
 func (w *World) keepAnswer(name string) error {
-	w.kept[name] = []byte(w.last.Text())
+	w.durability.kept[name] = []byte(w.last.Text())
 	return nil
 }
 
 // answerEqualsKept compares the answer's JSON with a kept one, leaving out
 // the top-level keys named (timestamps of the answer itself).
 func (w *World) answerEqualsKept(name, ignored string) error {
-	kept, ok := w.kept[name]
+	kept, ok := w.durability.kept[name]
 	if !ok {
 		return fmt.Errorf("no answer kept as %q", name)
 	}

@@ -209,13 +209,13 @@ func (w *World) exportNotebook(name string) error {
 	if !ok || content == "" {
 		return fmt.Errorf("the export has no content: %s", clipText(w.last.Text()))
 	}
-	w.kept["notebook:"+name] = []byte(content)
+	w.durability.kept["notebook:"+name] = []byte(content)
 	w.vars["exported-from:"+name] = id
 	return nil
 }
 
 func (w *World) loadExport(name string) error {
-	content, ok := w.kept["notebook:"+name]
+	content, ok := w.durability.kept["notebook:"+name]
 	if !ok {
 		return fmt.Errorf("no export %q kept", name)
 	}
@@ -236,7 +236,7 @@ func (w *World) notebookIsNew(name string) error {
 }
 
 func (w *World) exportsEqual(a, b string) error {
-	if x, y := string(w.kept["notebook:"+a]), string(w.kept["notebook:"+b]); x != y {
+	if x, y := string(w.durability.kept["notebook:"+a]), string(w.durability.kept["notebook:"+b]); x != y {
 		return fmt.Errorf("the exports differ:\n%s\n---\n%s", clipText(x), clipText(y))
 	}
 	return nil

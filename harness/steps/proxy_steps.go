@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cucumber/godog"
 	"regexp"
 	"strings"
 
+	"github.com/cucumber/godog"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/fixtures"
@@ -57,8 +57,8 @@ func (w *World) playBothWays(name string) error {
 			return err
 		}
 		w.vars = fixtures.Bindings{}
-		w.plays[i] = nil
-		if _, err := fixtures.Play(w.ctx, f, loggingCaller{caller{w}, &w.plays[i]}, w.env.Nonce); err != nil {
+		w.replay.plays[i] = nil
+		if _, err := fixtures.Play(w.ctx, f, loggingCaller{caller{w}, &w.replay.plays[i]}, w.env.Nonce); err != nil {
 			return fmt.Errorf("playing %s %s: %w", name, conn, err)
 		}
 	}
@@ -82,7 +82,7 @@ func normalize(s string) string {
 }
 
 func (w *World) samePlays() error {
-	a, b := w.plays[0], w.plays[1]
+	a, b := w.replay.plays[0], w.replay.plays[1]
 	if len(a) != len(b) {
 		return fmt.Errorf("%d answers directly, %d through the sidecar", len(a), len(b))
 	}
@@ -118,7 +118,7 @@ var protocolErrors = []struct {
 }
 
 func (w *World) protocolErrorsBothWays() error {
-	w.httpPairs = nil
+	w.replay.httpPairs = nil
 	front, ok := w.env.Target.(target.Wrapper)
 	if !ok {
 		return errors.New("no sidecar in front of the target")
@@ -132,14 +132,14 @@ func (w *World) protocolErrorsBothWays() error {
 		if err != nil {
 			return fmt.Errorf("%s through the sidecar: %w", r.name, err)
 		}
-		w.httpPairs = append(w.httpPairs, [2]target.HTTPResponse{d, p})
+		w.replay.httpPairs = append(w.replay.httpPairs, [2]target.HTTPResponse{d, p})
 	}
 	return nil
 }
 
 func (w *World) sameHTTP() error {
 	var diffs []string
-	for i, pair := range w.httpPairs {
+	for i, pair := range w.replay.httpPairs {
 		d, p := pair[0], pair[1]
 		if d.Status != p.Status || normalize(d.Body) != normalize(p.Body) {
 			diffs = append(diffs, fmt.Sprintf("%s: %d %s directly, %d %s through the sidecar", protocolErrors[i].name,

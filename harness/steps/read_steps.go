@@ -3,8 +3,9 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cucumber/godog"
 	"strings"
+
+	"github.com/cucumber/godog"
 )
 
 // registerReads binds the steps of reads and structure.

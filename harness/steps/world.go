@@ -69,32 +69,27 @@ type World struct {
 	lacks   *profile.LacksError // what the family lacks that a step needed
 	full    bool                // every thought asks for the full answer ("verbose")
 
+	// The last answers, which Then steps judge.
 	last     target.ToolResult
 	lastOp   string
 	lastHTTP target.HTTPResponse
 	// lastResult is the result of the last request a step sent itself.
 	lastResult json.RawMessage
-	numbers    []int
-	counter    int
-	golden     *fixtures.Result
-	tools      json.RawMessage
-	resource   string
-	elapsed    time.Duration
-	plays      [2][]fixtures.Answer
-	httpPairs  [][2]target.HTTPResponse
-	vars       fixtures.Bindings
-	export     []byte
-	sessions   map[string]string
-	surface    surfaceState // resources, prompts, completion (surface_steps.go)
+	tools      json.RawMessage // the last tools/list
+	resource   string          // the last resource read
+	export     []byte          // the last export read
+	elapsed    time.Duration   // how long the last call took
 
-	// Durability (durability_steps.go).
-	acks    []ack             // every thought the server acknowledged
-	kept    map[string][]byte // exports kept by name
-	quirks  []string          // of connections already closed
-	sibling target.Target     // a second process of the server on the same data
-	damaged string            // the file a damage step broke
-	stray   string            // the stray temporary file a step left
-	killed  []string          // what the files looked like when the server was killed
+	// What the scenario recorded and named.
+	numbers  []int             // the thought numbers the answers gave
+	counter  int               // thoughts recorded
+	vars     fixtures.Bindings // values remembered by name
+	sessions map[string]string // reasoning sessions remembered by name
+
+	replay  replayState  // golden sequences and the sidecar's transparency (golden_steps.go)
+	surface surfaceState // resources, prompts, completion (surface_steps.go)
+
+	durability durabilityState // restarts, kills, damage, a second process (durability_steps.go)
 
 	own target.Target // a server of the scenario's own (knowledge_steps.go)
 
@@ -109,7 +104,7 @@ type World struct {
 // NewWorld starts the state of a scenario whose transcript goes to rec.
 func NewWorld(ctx context.Context, env *Env, rec *transcript.Recorder, name string) *World {
 	return &World{env: env, rec: rec, ctx: ctx, name: name, conns: map[string]*target.Conn{}, ops: map[*target.Conn]profile.Ops{}, vars: fixtures.Bindings{},
-		sessions: map[string]string{}, current: defaultConn, kept: map[string][]byte{}}
+		sessions: map[string]string{}, current: defaultConn, durability: durabilityState{kept: map[string][]byte{}}}
 }
 
 // Reset prepares the world for a new scenario recorded in rec.
@@ -127,7 +122,7 @@ func (w *World) Close() (quirks []string, err error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	quirks = append(quirks, w.quirks...)
+	quirks = append(quirks, w.durability.quirks...)
 	var errs []error
 	for _, n := range names {
 		c := w.conns[n]
@@ -138,11 +133,11 @@ func (w *World) Close() (quirks []string, err error) {
 	}
 	w.conns = map[string]*target.Conn{}
 	w.obs.close()
-	if w.sibling != nil {
-		if cerr := w.sibling.Close(); cerr != nil {
+	if w.durability.sibling != nil {
+		if cerr := w.durability.sibling.Close(); cerr != nil {
 			errs = append(errs, fmt.Errorf("stopping the second server process: %w", cerr))
 		}
-		w.sibling = nil
+		w.durability.sibling = nil
 	}
 	if w.own != nil {
 		if cerr := w.own.Close(); cerr != nil {
@@ -183,7 +178,7 @@ func (w *World) connect(name string, o target.ConnOptions) error {
 // connectTo opens the named MCP session with tg.
 func (w *World) connectTo(tg target.Target, name string, o target.ConnOptions) error {
 	if old := w.conns[name]; old != nil {
-		w.quirks = append(w.quirks, old.Quirks()...)
+		w.durability.quirks = append(w.durability.quirks, old.Quirks()...)
 		_ = old.Close()
 		delete(w.ops, old)
 	}
