@@ -122,11 +122,11 @@ PROOFS_PARALLEL ?= 4
 POWER := $(BIN)/tests/power.tsv
 unit:
 	@log=$$(mktemp); start=$$(date +%s); mkdir -p $(BIN)/tests; rm -f $(POWER); export TBBENCH_POWER=$$(pwd)/$(POWER); \
-	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official -- -test.timeout=8m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
+	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official -- -test.timeout=15m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
 	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
-	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox -- -test.timeout=8m -test.skip='$(NORACE)'; race=$$?; \
+	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
