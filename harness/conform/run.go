@@ -360,7 +360,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					// Whatever the steps before it found, the scenario
 					// could not be played through on this family.
 					res.Status, res.Failure = NotApplicable, "needs what the target's family lacks: "+lacks.Error()
-				case skipped != nil && skipped.Error() == godog.ErrSkip.Error():
+				case skipped == godog.ErrSkip:
 					res.Status, res.Failure = Failed, "a step skipped the scenario without saying why (wrap godog.ErrSkip with the reason)"
 				case skipped != nil:
 					res.Status, res.Failure = NotApplicable, skipped.Error()

@@ -25,17 +25,26 @@ func registerEras(sc *godog.ScenarioContext, w *World) {
 	sc.Step(`^the answer names the context of session "([^"]*)"$`, w.answerNamesContext)
 }
 
+// carriedContext returns the 2026-era context the named connection carries.
+func (w *World) carriedContext(of string) (string, error) {
+	from := w.conns[of]
+	if from == nil {
+		return "", fmt.Errorf("no MCP session %q", of)
+	}
+	id := from.ContextID()
+	if id == "" {
+		return "", fmt.Errorf("session %q carries no context (its start_new or load_context named none)", of)
+	}
+	return id, nil
+}
+
 // openOnSiblingInContext opens a named connection with the second server
 // process that carries the context of another connection: a client that
 // kept its context's handle and came back through another replica.
 func (w *World) openOnSiblingInContext(name, of string) error {
-	from := w.conns[of]
-	if from == nil {
-		return fmt.Errorf("no MCP session %q", of)
-	}
-	id := from.ContextID()
-	if id == "" {
-		return fmt.Errorf("session %q carries no context (its start_new or load_context named none)", of)
+	id, err := w.carriedContext(of)
+	if err != nil {
+		return err
 	}
 	if err := w.openOnSibling(name); err != nil {
 		return err

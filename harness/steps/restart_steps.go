@@ -348,13 +348,9 @@ func (w *World) ownRestarts() error {
 // goes on in the 2026-era context another session carried before the
 // restart (contexts live in the store, D26).
 func (w *World) restartInContext(name, of string) error {
-	from := w.conns[of]
-	if from == nil {
-		return fmt.Errorf("no MCP session %q", of)
-	}
-	id := from.ContextID()
-	if id == "" {
-		return fmt.Errorf("session %q carries no context (its start_new or load_context named none)", of)
+	id, err := w.carriedContext(of)
+	if err != nil {
+		return err
 	}
 	if err := w.serverRestarts(); err != nil {
 		return err

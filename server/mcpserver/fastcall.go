@@ -230,6 +230,17 @@ func answerID(raw []byte) []byte {
 	return b.Bytes()
 }
 
+// appendTextBlock appends a text content block as mcp-go encodes it,
+// after a comma when it is not the first.
+func appendTextBlock(dst []byte, comma bool, text string) []byte {
+	if comma {
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `{"type":"text","text":`...)
+	dst = jsonx.AppendString(dst, text, true)
+	return append(dst, '}')
+}
+
 // resultSize estimates the encoded size of r.
 func resultSize(r reply.Reply) int {
 	n := 64
@@ -254,12 +265,7 @@ func appendToolResult(dst []byte, r reply.Reply) []byte {
 	}
 	dst = append(dst, `{"content":[`...)
 	for i, b := range r.Blocks {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"type":"text","text":`...)
-		dst = jsonx.AppendString(dst, b.Text, true)
-		dst = append(dst, '}')
+		dst = appendTextBlock(dst, i > 0, b.Text)
 	}
 	dst = append(dst, ']')
 	if r.IsError {

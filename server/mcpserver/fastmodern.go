@@ -298,20 +298,10 @@ func appendModernResult(dst []byte, r reply.Reply, contextID string) []byte {
 	dst = append(dst, modernResultMeta...)
 	dst = append(dst, `,"content":[`...)
 	for i, b := range r.Blocks {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"type":"text","text":`...)
-		dst = jsonx.AppendString(dst, b.Text, true)
-		dst = append(dst, '}')
+		dst = appendTextBlock(dst, i > 0, b.Text)
 	}
 	if contextID != "" {
-		if len(r.Blocks) > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `{"type":"text","text":`...)
-		dst = jsonx.AppendString(dst, contextBlock(contextID), true)
-		dst = append(dst, '}')
+		dst = appendTextBlock(dst, len(r.Blocks) > 0, contextBlock(contextID))
 	}
 	dst = append(dst, ']')
 	if r.IsError {

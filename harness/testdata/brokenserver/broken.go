@@ -182,6 +182,27 @@ func (p *Proxy) modify(resp *http.Response) error {
 	})
 }
 
+// rewriteJSON lets edit change a JSON answer (not an event stream).
+func rewriteJSON(resp *http.Response, edit func(env map[string]any)) error {
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		return nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return err
+	}
+	var env map[string]any
+	if json.Unmarshal(body, &env) == nil {
+		edit(env)
+		body, _ = json.Marshal(env)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Del("Content-Length")
+	return nil
+}
+
 // result applies the fault to one tool result.
 func (p *Proxy) result(c call, res map[string]any) {
 	content, _ := res["content"].([]any)

@@ -1,10 +1,8 @@
 package brokenserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -212,27 +210,6 @@ func (p *Proxy) limitsAnswer(resp *http.Response, ok bool) (bool, error) {
 			}
 		}
 	})
-}
-
-// rewriteJSON lets edit change a JSON answer (not an event stream).
-func rewriteJSON(resp *http.Response, edit func(env map[string]any)) error {
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		return nil
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	var env map[string]any
-	if json.Unmarshal(body, &env) == nil {
-		edit(env)
-		body, _ = json.Marshal(env)
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.Header.Del("Content-Length")
-	return nil
 }
 
 // previewPast rewrites a thought_added event line whose thought was cut at

@@ -1,10 +1,8 @@
 package brokenserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -149,21 +147,5 @@ func (p *Proxy) reword(msg string, vocab map[string]bool) string {
 // rewordResponse rewrites the error messages of a JSON answer (c is the
 // tools/call it answers, if it is one).
 func (p *Proxy) rewordResponse(resp *http.Response, c call) error {
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		return nil
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
-	}
-	var env map[string]any
-	if json.Unmarshal(body, &env) == nil {
-		p.rewordEnvelope(c, env)
-		body, _ = json.Marshal(env)
-	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.Header.Del("Content-Length")
-	return nil
+	return rewriteJSON(resp, func(env map[string]any) { p.rewordEnvelope(c, env) })
 }
