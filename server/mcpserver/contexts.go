@@ -178,21 +178,6 @@ func mintsContext(op string) bool {
 	return op == "start_new" || op == "load_context" || op == "bind_root"
 }
 
-// contextCall runs a thoughtbox_gateway call of the 2026 era: in the context
-// its contextId names, or in a fresh one at stage entry. start_new and
-// load_context answer with the context's id (a new one when the call named
-// none). It returns the reply and the context id to report ("" for none).
-//
-// run makes the call on the context's connection: the gateway operation, or
-// the end of a multi round-trip request (multiround.go).
-func (s *Server) contextCall(ctx context.Context, raw json.RawMessage, ask ledger.Sampler, run func(*gateway.Conn) reply.Reply) (reply.Reply, string) {
-	a, err := readCallArgs(raw)
-	if err != nil {
-		return reply.Error(err.Error()), ""
-	}
-	return s.callWithArgs(ctx, raw, a, ask, run)
-}
-
 // callArgs is what a 2026-era call's context handling reads of its gateway
 // arguments.
 type callArgs struct {
@@ -203,17 +188,24 @@ type callArgs struct {
 }
 
 // readCallArgs reads a call's gateway arguments raw; an error is a contextId
-// that is not a string.
+// that is not a string (the operation is read all the same).
 func readCallArgs(raw json.RawMessage) (callArgs, error) {
 	id, named, err := contextArg(raw)
-	if err != nil {
-		return callArgs{}, err
-	}
-	return callArgs{contextID: id, named: named, op: operationOf(raw), long: longOperation(raw)}, nil
+	return callArgs{contextID: id, named: named, op: operationOf(raw), long: longOperation(raw)}, err
 }
 
-// callWithArgs is contextCall with the arguments a already read from raw.
-func (s *Server) callWithArgs(ctx context.Context, raw json.RawMessage, a callArgs, ask ledger.Sampler, run func(*gateway.Conn) reply.Reply) (reply.Reply, string) {
+// callWithArgs runs a thoughtbox_gateway call of the 2026 era: in the context
+// its contextId names, or in a fresh one at stage entry. start_new and
+// load_context answer with the context's id (a new one when the call named
+// none). It returns the reply and the context id to report ("" for none).
+//
+// run makes the call on the context's connection: the gateway operation, or
+// the end of a multi round-trip request (multiround.go).
+// Its arguments a (and their error) are raw as readCallArgs read them.
+func (s *Server) callWithArgs(ctx context.Context, raw json.RawMessage, a callArgs, argErr error, ask ledger.Sampler, run func(*gateway.Conn) reply.Reply) (reply.Reply, string) {
+	if argErr != nil {
+		return reply.Error(argErr.Error()), ""
+	}
 	if run == nil {
 		run = func(conn *gateway.Conn) reply.Reply { return s.gateway.Call(ctx, conn, raw) }
 	}

@@ -41,7 +41,7 @@ var gatewayRequiresTask = tasks.Required(gatewayTool())
 // modernCall is what fastModernCall reads of a plain 2026-era tools/call.
 type modernCall struct {
 	id, args    []byte
-	call        callArgs // what contextCall reads of args
+	call        callArgs // what callWithArgs reads of args
 	caps, info  []byte   // the _meta's client capabilities and client info
 	traceparent string
 }
@@ -86,7 +86,7 @@ func (s *Server) callInContext(ctx context.Context, c modernCall) (r reply.Reply
 				Text: "internal error: the gateway failed on this call"}}}, ""
 		}
 	}()
-	return s.callWithArgs(ctx, c.args, c.call, askSampler{ctx}, nil)
+	return s.callWithArgs(ctx, c.args, c.call, nil, askSampler{ctx}, nil)
 }
 
 // plainModernHeaders reports whether a request's headers are those of a

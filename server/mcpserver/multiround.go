@@ -182,13 +182,15 @@ var errAskRoots = errors.New("the client's roots are asked for within the reques
 // asking the client within the request for a critique or its roots, and
 // finishing such a request when the client retries with the answer.
 func (s *Server) modernGatewayCall(ctx context.Context, req mcp.CallToolRequest, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	contextID, _, _ := contextArg(raw)
+	// The arguments are read once, here, for everything below.
+	args, argErr := readCallArgs(raw)
+	contextID := args.contextID
 	ctx = withTraceParent(ctx, req.Params.Meta)
-	if longOperation(raw) {
+	if args.long {
 		// A client that negotiated the tasks extension gets a task to
 		// poll; the call runs in its context as it would have.
 		if res, ok := tasks.Start(ctx, func(tctx context.Context, _ mcp.MultiRoundTripParams) (*mcp.CallToolResult, error) {
-			r, _ := s.contextCall(tctx, raw, nil, nil)
+			r, _ := s.callWithArgs(tctx, raw, args, argErr, nil, nil)
 			return toResult(r), nil
 		}); ok {
 			return res, nil
@@ -200,7 +202,7 @@ func (s *Server) modernGatewayCall(ctx context.Context, req mcp.CallToolRequest,
 		if err != nil {
 			return nil, err
 		}
-		if st.Kind == critiqueInput && operationOf(raw) != "thought" {
+		if st.Kind == critiqueInput && args.op != "thought" {
 			return nil, errors.New("requestState answers a thought's critique, but this call is not a thought")
 		}
 		if st.Kind == critiqueInput {
@@ -218,7 +220,7 @@ func (s *Server) modernGatewayCall(ctx context.Context, req mcp.CallToolRequest,
 	info := mcpsrv.RequestProtocolInfoFromContext(ctx)
 	answer := &rootsAnswer{caps: info.ClientCapabilities, roots: mcpsrv.RootsResponse(req.Params.InputResponses, rootsInput)}
 	ctx = context.WithValue(ctx, rootsAnswerKey{}, answer)
-	r, id := s.contextCall(ctx, raw, askSampler{ctx}, run)
+	r, id := s.callWithArgs(ctx, raw, args, argErr, askSampler{ctx}, run)
 	switch {
 	case r.Critique != nil:
 		return s.critiqueRequest(contextID, r.Critique), nil
