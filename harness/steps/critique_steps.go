@@ -11,11 +11,11 @@ import (
 
 // registerCritique binds the steps of critiques by sampling.
 func registerCritique(sc *godog.ScenarioContext, w *World) {
-	sc.Given(`^a reasoning session at stage cipher_loaded whose client answers sampling requests$`, w.samplingReady)
-	sc.Step(`^I record a thought asking for a critique$`, w.critiqueThought)
-	sc.Step(`^the answer carries a critique from the client's model$`, w.hasCritique)
-	sc.Step(`^the answer carries no critique$`, w.noCritique)
-	sc.Step(`^the call took less than (\d+) seconds?$`, w.tookLessThan)
+	sc.Given(compiled(`^a reasoning session at stage cipher_loaded whose client answers sampling requests$`), w.samplingReady)
+	sc.Step(compiled(`^I record a thought asking for a critique$`), w.critiqueThought)
+	sc.Step(compiled(`^the answer carries a critique from the client's model$`), w.hasCritique)
+	sc.Step(compiled(`^the answer carries no critique$`), w.noCritique)
+	sc.Step(compiled(`^the call took less than (\d+) seconds?$`), w.tookLessThan)
 }
 
 // samplingReady opens a session whose client declares sampling and answers

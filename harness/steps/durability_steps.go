@@ -34,19 +34,19 @@ type durabilityState struct {
 
 // registerDurability binds the steps of durability: restarts, kills, damage and a second process.
 func registerDurability(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the server restarts$`, w.serverRestarts)
-	sc.Step(`^the server is killed with SIGKILL and started again$`, w.serverKilled)
-	sc.Step(`^session "([^"]*)" gets (an unreadable journal line|a missing thought file|a stray temporary file) while the server is stopped$`, w.damageWhileStopped)
-	sc.Step(`^the call reports the damage to session "([^"]*)"$`, w.reportsDamage)
-	sc.Step(`^the stray temporary file is gone$`, w.strayGone)
-	sc.Step(`^I keep the export as "([^"]*)"$`, w.keepExport)
-	sc.Step(`^the export equals "([^"]*)" apart from exportedAt$`, w.exportEquals)
-	sc.Step(`^every acknowledged thought reads back with its text$`, w.readBack)
-	sc.Step(`^I record (\d+) thoughts of (\d+) KiB each and the server is killed with SIGKILL while it writes them$`, w.largeThoughtsThenKill)
-	sc.Step(`^every file the session's manifest listed when the server was killed existed and parsed whole$`, w.killedFilesWhole)
-	sc.Step(`^a second server process on the same data$`, w.startSibling)
-	sc.Step(`^MCP session "([^"]*)" opens on the second server process$`, w.openOnSibling)
-	sc.Step(`^after the second process stops and the server restarts, every acknowledged thought reads back with its text$`, w.siblingStopsThenReadBack)
+	sc.Step(compiled(`^the server restarts$`), w.serverRestarts)
+	sc.Step(compiled(`^the server is killed with SIGKILL and started again$`), w.serverKilled)
+	sc.Step(compiled(`^session "([^"]*)" gets (an unreadable journal line|a missing thought file|a stray temporary file) while the server is stopped$`), w.damageWhileStopped)
+	sc.Step(compiled(`^the call reports the damage to session "([^"]*)"$`), w.reportsDamage)
+	sc.Step(compiled(`^the stray temporary file is gone$`), w.strayGone)
+	sc.Step(compiled(`^I keep the export as "([^"]*)"$`), w.keepExport)
+	sc.Step(compiled(`^the export equals "([^"]*)" apart from exportedAt$`), w.exportEquals)
+	sc.Step(compiled(`^every acknowledged thought reads back with its text$`), w.readBack)
+	sc.Step(compiled(`^I record (\d+) thoughts of (\d+) KiB each and the server is killed with SIGKILL while it writes them$`), w.largeThoughtsThenKill)
+	sc.Step(compiled(`^every file the session's manifest listed when the server was killed existed and parsed whole$`), w.killedFilesWhole)
+	sc.Step(compiled(`^a second server process on the same data$`), w.startSibling)
+	sc.Step(compiled(`^MCP session "([^"]*)" opens on the second server process$`), w.openOnSibling)
+	sc.Step(compiled(`^after the second process stops and the server restarts, every acknowledged thought reads back with its text$`), w.siblingStopsThenReadBack)
 }
 
 // ack is a thought the server acknowledged: it must never be lost.

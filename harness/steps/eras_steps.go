@@ -13,16 +13,16 @@ import (
 // registerEras binds the steps of features/eras.feature: the stateless era's own rules, seen
 // through raw HTTP and the connection's requests.
 func registerEras(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I POST to the MCP endpoint in my session with the header "([^"]*)" set to "([^"]*)":$`, w.postAsMineWithHeader)
-	sc.Step(`^the HTTP body is a JSON-RPC error with code (-?\d+)$`, w.httpRPCErrorCode)
-	sc.Step(`^I ask the server "([^"]*)"$`, w.askServer)
-	sc.Step(`^the result's "([^"]*)" is "([^"]*)"$`, w.resultFieldIs)
-	sc.Step(`^the result's "([^"]*)" lists "([^"]*)"$`, w.resultFieldLists)
-	sc.Step(`^the result has a number "([^"]*)"$`, w.resultHasNumber)
-	sc.Step(`^MCP session "([^"]*)" opens on the second server process in the context of session "([^"]*)"$`, w.openOnSiblingInContext)
-	sc.Step(`^MCP session "([^"]*)" opens on a server of its own whose session timeout is "([^"]*)"$`, w.openOnOwnWithTimeout)
-	sc.Step(`^(\d+) seconds pass$`, w.secondsPass)
-	sc.Step(`^the answer names the context of session "([^"]*)"$`, w.answerNamesContext)
+	sc.Step(compiled(`^I POST to the MCP endpoint in my session with the header "([^"]*)" set to "([^"]*)":$`), w.postAsMineWithHeader)
+	sc.Step(compiled(`^the HTTP body is a JSON-RPC error with code (-?\d+)$`), w.httpRPCErrorCode)
+	sc.Step(compiled(`^I ask the server "([^"]*)"$`), w.askServer)
+	sc.Step(compiled(`^the result's "([^"]*)" is "([^"]*)"$`), w.resultFieldIs)
+	sc.Step(compiled(`^the result's "([^"]*)" lists "([^"]*)"$`), w.resultFieldLists)
+	sc.Step(compiled(`^the result has a number "([^"]*)"$`), w.resultHasNumber)
+	sc.Step(compiled(`^MCP session "([^"]*)" opens on the second server process in the context of session "([^"]*)"$`), w.openOnSiblingInContext)
+	sc.Step(compiled(`^MCP session "([^"]*)" opens on a server of its own whose session timeout is "([^"]*)"$`), w.openOnOwnWithTimeout)
+	sc.Step(compiled(`^(\d+) seconds pass$`), w.secondsPass)
+	sc.Step(compiled(`^the answer names the context of session "([^"]*)"$`), w.answerNamesContext)
 }
 
 // carriedContext returns the 2026-era context the named connection carries.

@@ -55,21 +55,21 @@ func (e *eventState) close() {
 
 // registerEvents binds the steps of features/events.feature.
 func registerEvents(sc *godog.ScenarioContext, w *World) {
-	sc.Given(`^a session at stage cipher_loaded on a server of its own writing events to a file$`, func() error { return w.ownEventsSession(true) })
-	sc.Given(`^a session at stage cipher_loaded on a server of its own with the event stream off$`, func() error { return w.ownEventsSession(false) })
-	sc.Step(`^MCP session "([^"]*)" opens on the server of its own$`, w.openOnOwn)
-	sc.Step(`^the event file holds the event types "([^"]*)"$`, w.eventFileHolds)
-	sc.Step(`^the event file holds every event type of the data model$`, func() error { return w.eventFileHolds(strings.Join(eventTypes, ", ")) })
-	sc.Step(`^the event file has (\d+) "([^"]*)" events?$`, w.eventCount)
-	sc.Step(`^every line of the event file follows the data model$`, w.eventLinesFollowModel)
-	sc.Step(`^the events about thoughts name the reasoning session$`, w.eventsNameSession)
-	sc.Step(`^no event file is written$`, w.noEventFile)
+	sc.Given(compiled(`^a session at stage cipher_loaded on a server of its own writing events to a file$`), func() error { return w.ownEventsSession(true) })
+	sc.Given(compiled(`^a session at stage cipher_loaded on a server of its own with the event stream off$`), func() error { return w.ownEventsSession(false) })
+	sc.Step(compiled(`^MCP session "([^"]*)" opens on the server of its own$`), w.openOnOwn)
+	sc.Step(compiled(`^the event file holds the event types "([^"]*)"$`), w.eventFileHolds)
+	sc.Step(compiled(`^the event file holds every event type of the data model$`), func() error { return w.eventFileHolds(strings.Join(eventTypes, ", ")) })
+	sc.Step(compiled(`^the event file has (\d+) "([^"]*)" events?$`), w.eventCount)
+	sc.Step(compiled(`^every line of the event file follows the data model$`), w.eventLinesFollowModel)
+	sc.Step(compiled(`^the events about thoughts name the reasoning session$`), w.eventsNameSession)
+	sc.Step(compiled(`^no event file is written$`), w.noEventFile)
 
-	sc.Given(`^a fresh MCP session on a server of its own whose Prometheus and Grafana (cannot be reached|answer 500|never answer)$`, w.ownObservabilitySession)
-	sc.Step(`^I call observability "([^"]*)"$`, func(op string) error { return w.callObservability(op, nil) })
-	sc.Step(`^I call observability "([^"]*)" with:$`, w.callObservability)
-	sc.Step(`^the call fails with an error message$`, w.failsWithMessage)
-	sc.Step(`^the health of ((?:"[^"]*"(?:, | and )?)+) is not healthy and each says why$`, w.healthNotHealthy)
+	sc.Given(compiled(`^a fresh MCP session on a server of its own whose Prometheus and Grafana (cannot be reached|answer 500|never answer)$`), w.ownObservabilitySession)
+	sc.Step(compiled(`^I call observability "([^"]*)"$`), func(op string) error { return w.callObservability(op, nil) })
+	sc.Step(compiled(`^I call observability "([^"]*)" with:$`), w.callObservability)
+	sc.Step(compiled(`^the call fails with an error message$`), w.failsWithMessage)
+	sc.Step(compiled(`^the health of ((?:"[^"]*"(?:, | and )?)+) is not healthy and each says why$`), w.healthNotHealthy)
 }
 
 // ownEventsSession starts a server of the scenario's own with the event

@@ -17,27 +17,27 @@ import (
 // exportPath.
 func registerExactness(sc *godog.ScenarioContext, w *World) {
 	// Limits.
-	sc.Step(`^I POST a body of exactly (\d+) bytes to the MCP endpoint in my session$`, w.postExactly)
-	sc.Step(`^the HTTP answer is a JSON-RPC result$`, w.httpRPCResult)
-	sc.Step(`^I record a thought with a session title of (\d+) characters$`, w.titleOf)
-	sc.Step(`^the session's title is the one sent$`, w.titleKept)
-	sc.Step(`^the call is refused, naming "([^"]*)"$`, w.refusedNaming)
-	sc.Step(`^no reasoning session was started$`, w.noSessionStarted)
+	sc.Step(compiled(`^I POST a body of exactly (\d+) bytes to the MCP endpoint in my session$`), w.postExactly)
+	sc.Step(compiled(`^the HTTP answer is a JSON-RPC result$`), w.httpRPCResult)
+	sc.Step(compiled(`^I record a thought with a session title of (\d+) characters$`), w.titleOf)
+	sc.Step(compiled(`^the session's title is the one sent$`), w.titleKept)
+	sc.Step(compiled(`^the call is refused, naming "([^"]*)"$`), w.refusedNaming)
+	sc.Step(compiled(`^no reasoning session was started$`), w.noSessionStarted)
 
 	// Markdown and cipher exports.
-	sc.Step(`^I record a thought of exactly (\d+) UTF-16 code units(| with a line break| with an emoji)$`, w.thoughtOfUnits)
-	sc.Step(`^I export the session as (markdown|cipher)( without metadata)?$`, w.exportAs)
-	sc.Step(`^the markdown export lists the session's main chain in order, (under a header|without a header)$`, w.markdownLists)
-	sc.Step(`^the cipher export lists the session's main chain in order, (under a header|without a header)$`, w.cipherLists)
+	sc.Step(compiled(`^I record a thought of exactly (\d+) UTF-16 code units(| with a line break| with an emoji)$`), w.thoughtOfUnits)
+	sc.Step(compiled(`^I export the session as (markdown|cipher)( without metadata)?$`), w.exportAs)
+	sc.Step(compiled(`^the markdown export lists the session's main chain in order, (under a header|without a header)$`), w.markdownLists)
+	sc.Step(compiled(`^the cipher export lists the session's main chain in order, (under a header|without a header)$`), w.cipherLists)
 
 	// Reads of other sessions.
-	sc.Step(`^the read reports session "([^"]*)"$`, w.readReports)
-	sc.Step(`^the structure reports session "([^"]*)"$`, w.structureReports)
-	sc.Step(`^the export's session has tags "([^"]*)" and a title$`, w.exportTagsAndTitle)
+	sc.Step(compiled(`^the read reports session "([^"]*)"$`), w.readReports)
+	sc.Step(compiled(`^the structure reports session "([^"]*)"$`), w.structureReports)
+	sc.Step(compiled(`^the export's session has tags "([^"]*)" and a title$`), w.exportTagsAndTitle)
 
 	// The file behind exportPath.
-	sc.Step(`^the file at the answer's exportPath holds the export the answer returned$`, w.fileHoldsAnswer)
-	sc.Step(`^the file at exportPath holds the closed session's export$`, w.fileHoldsClosed)
+	sc.Step(compiled(`^the file at the answer's exportPath holds the export the answer returned$`), w.fileHoldsAnswer)
+	sc.Step(compiled(`^the file at exportPath holds the closed session's export$`), w.fileHoldsClosed)
 }
 
 // postExactly POSTs a tools/list (a method of both eras) whose body, as the

@@ -12,20 +12,20 @@ import (
 
 // registerExports binds the steps of exports: the session export and its file.
 func registerExports(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the answer's "([^"]*)" names a file$`, w.pathNamesFile)
-	sc.Step(`^I export the session$`, w.exportSession)
-	sc.Step(`^I read the export$`, w.readTheExport)
-	sc.Step(`^the export links the nodes:$`, w.linksAre)
-	sc.Step(`^the export has (\d+) nodes$`, w.exportNodeCount)
-	sc.Step(`^the export has version "([^"]*)", a session object and (\d+) nodes$`, w.exportShape)
-	sc.Step(`^the export's session has title "([^"]*)" and tags "([^"]*)"$`, w.exportSessionTitleTags)
-	sc.Step(`^node (\S+) comes after node (\S+) in the export$`, w.nodeAfter)
-	sc.Step(`^the export file is named after the session and a timestamp$`, w.exportFileNamed)
-	sc.Step(`^the export path is in the server's export directory$`, w.exportInDir)
-	sc.Step(`^every node id and link in the export has the documented form$`, w.idsDocumented)
-	sc.Step(`^every node of the export carries the run's nonce$`, w.exportNonce)
-	sc.Step(`^node (\S+) of the export is attributed to "([^"]*)" "([^"]*)"$`, w.exportAttributed)
-	sc.Step(`^node (\S+) of the export has revision depth (\d+) in the chain of thought (\S+)$`, w.revisionDepth)
+	sc.Step(compiled(`^the answer's "([^"]*)" names a file$`), w.pathNamesFile)
+	sc.Step(compiled(`^I export the session$`), w.exportSession)
+	sc.Step(compiled(`^I read the export$`), w.readTheExport)
+	sc.Step(compiled(`^the export links the nodes:$`), w.linksAre)
+	sc.Step(compiled(`^the export has (\d+) nodes$`), w.exportNodeCount)
+	sc.Step(compiled(`^the export has version "([^"]*)", a session object and (\d+) nodes$`), w.exportShape)
+	sc.Step(compiled(`^the export's session has title "([^"]*)" and tags "([^"]*)"$`), w.exportSessionTitleTags)
+	sc.Step(compiled(`^node (\S+) comes after node (\S+) in the export$`), w.nodeAfter)
+	sc.Step(compiled(`^the export file is named after the session and a timestamp$`), w.exportFileNamed)
+	sc.Step(compiled(`^the export path is in the server's export directory$`), w.exportInDir)
+	sc.Step(compiled(`^every node id and link in the export has the documented form$`), w.idsDocumented)
+	sc.Step(compiled(`^every node of the export carries the run's nonce$`), w.exportNonce)
+	sc.Step(compiled(`^node (\S+) of the export is attributed to "([^"]*)" "([^"]*)"$`), w.exportAttributed)
+	sc.Step(compiled(`^node (\S+) of the export has revision depth (\d+) in the chain of thought (\S+)$`), w.revisionDepth)
 }
 
 type exportNode struct {

@@ -24,21 +24,21 @@ type figuresState struct {
 // registerFigures binds the figures steps (features/figures.feature): the
 // golden analysis session and the checks of the figures computed from it.
 func registerFigures(sc *godog.ScenarioContext, w *World) {
-	sc.Given(`^the golden analysis session is recorded$`, w.recordGoldenSession)
-	sc.Step(`^the answer's "([^"]*)" is the golden session's span in milliseconds$`, w.goldenSpanAt)
-	sc.Step(`^the answer's "([^"]*)" is "([^"]*)" per minute of "([^"]*)" milliseconds, to 2 decimals$`, w.perMinute)
-	sc.Step(`^the answer's "([^"]*)" is no later than the golden session's first thought$`, func(path string) error { return w.goldenTimeOrder(path, true) })
-	sc.Step(`^the answer's "([^"]*)" is no earlier than the golden session's last thought$`, func(path string) error { return w.goldenTimeOrder(path, false) })
-	sc.Step(`^the learnings are (.+)$`, w.learningsAre)
-	sc.Step(`^every learning's target path names the session and its thought$`, w.learningPaths)
-	sc.Step(`^every pattern learning scores specificity (\d+), applicability (\d+), complexity (\d+) and maturity (\d+)$`, w.patternScores)
-	sc.Step(`^the signal learning says "(success|incomplete)" with the metrics (.+)$`, w.signalMetrics)
-	sc.Step(`^the signal learning's duration is the golden session's span in milliseconds$`, w.signalDuration)
-	sc.Step(`^the decision points are (.+)$`, func(s string) error { return w.decisionPointsAre(s, false) })
-	sc.Step(`^the revision decision points are (.+)$`, func(s string) error { return w.decisionPointsAre(s, true) })
-	sc.Step(`^every learning and the signal were extracted at one time$`, w.extractedAtOnce)
-	sc.Step(`^the export has "([^"]*)" equal to (.+)$`, w.exportHasEqual)
-	sc.Step(`^node (\S+) of the export has the revision metadata (.+)$`, w.nodeRevisionMetadata)
+	sc.Given(compiled(`^the golden analysis session is recorded$`), w.recordGoldenSession)
+	sc.Step(compiled(`^the answer's "([^"]*)" is the golden session's span in milliseconds$`), w.goldenSpanAt)
+	sc.Step(compiled(`^the answer's "([^"]*)" is "([^"]*)" per minute of "([^"]*)" milliseconds, to 2 decimals$`), w.perMinute)
+	sc.Step(compiled(`^the answer's "([^"]*)" is no later than the golden session's first thought$`), func(path string) error { return w.goldenTimeOrder(path, true) })
+	sc.Step(compiled(`^the answer's "([^"]*)" is no earlier than the golden session's last thought$`), func(path string) error { return w.goldenTimeOrder(path, false) })
+	sc.Step(compiled(`^the learnings are (.+)$`), w.learningsAre)
+	sc.Step(compiled(`^every learning's target path names the session and its thought$`), w.learningPaths)
+	sc.Step(compiled(`^every pattern learning scores specificity (\d+), applicability (\d+), complexity (\d+) and maturity (\d+)$`), w.patternScores)
+	sc.Step(compiled(`^the signal learning says "(success|incomplete)" with the metrics (.+)$`), w.signalMetrics)
+	sc.Step(compiled(`^the signal learning's duration is the golden session's span in milliseconds$`), w.signalDuration)
+	sc.Step(compiled(`^the decision points are (.+)$`), func(s string) error { return w.decisionPointsAre(s, false) })
+	sc.Step(compiled(`^the revision decision points are (.+)$`), func(s string) error { return w.decisionPointsAre(s, true) })
+	sc.Step(compiled(`^every learning and the signal were extracted at one time$`), w.extractedAtOnce)
+	sc.Step(compiled(`^the export has "([^"]*)" equal to (.+)$`), w.exportHasEqual)
+	sc.Step(compiled(`^node (\S+) of the export has the revision metadata (.+)$`), w.nodeRevisionMetadata)
 }
 
 // goldenThought is one thought of the golden analysis session.

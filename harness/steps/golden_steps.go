@@ -24,9 +24,9 @@ type replayState struct {
 
 // registerGolden binds the steps of golden sequences.
 func registerGolden(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I play the golden sequence "([^"]*)"$`, w.playGolden)
-	sc.Step(`^every answer matches the golden sequence, apart from the reference server's documented fixes$`, w.goldenCore)
-	sc.Step(`^every answer matches the golden sequence, including the reference server's fixes$`, w.goldenAll)
+	sc.Step(compiled(`^I play the golden sequence "([^"]*)"$`), w.playGolden)
+	sc.Step(compiled(`^every answer matches the golden sequence, apart from the reference server's documented fixes$`), w.goldenCore)
+	sc.Step(compiled(`^every answer matches the golden sequence, including the reference server's fixes$`), w.goldenAll)
 }
 
 // caller plays fixtures through the scenario's current MCP session.

@@ -26,14 +26,14 @@ const (
 // registerKnowledge binds the steps of the knowledge graph and the roots
 // scenarios (features/knowledge.feature).
 func registerKnowledge(sc *godog.ScenarioContext, w *World) {
-	sc.Given(`^a session at stage cipher_loaded on a server of its own with knowledge (enabled|disabled)$`, w.ownKnowledgeSession)
-	sc.Step(`^I remember the answer's "([^"]*)" as "([^"]*)"$`, w.rememberAnswer)
-	sc.Step(`^the knowledge log has (\d+) lines?$`, w.knowledgeLogLines)
-	sc.Step(`^the server of its own restarts after its knowledge index is deleted$`, w.ownRestartsWithoutIndex)
-	sc.Step(`^I keep the answer as "([^"]*)"$`, w.keepAnswer)
-	sc.Step(`^the answer equals "([^"]*)" apart from "([^"]*)"$`, w.answerEqualsKept)
-	sc.Step(`^the answer names ((?:"[^"]*"(?:, | and )?)+)$`, w.answerNames)
-	sc.Given(`^a fresh MCP session whose client lists the roots "([^"]*)" and "([^"]*)"$`, w.rootsSession)
+	sc.Given(compiled(`^a session at stage cipher_loaded on a server of its own with knowledge (enabled|disabled)$`), w.ownKnowledgeSession)
+	sc.Step(compiled(`^I remember the answer's "([^"]*)" as "([^"]*)"$`), w.rememberAnswer)
+	sc.Step(compiled(`^the knowledge log has (\d+) lines?$`), w.knowledgeLogLines)
+	sc.Step(compiled(`^the server of its own restarts after its knowledge index is deleted$`), w.ownRestartsWithoutIndex)
+	sc.Step(compiled(`^I keep the answer as "([^"]*)"$`), w.keepAnswer)
+	sc.Step(compiled(`^the answer equals "([^"]*)" apart from "([^"]*)"$`), w.answerEqualsKept)
+	sc.Step(compiled(`^the answer names ((?:"[^"]*"(?:, | and )?)+)$`), w.answerNames)
+	sc.Given(compiled(`^a fresh MCP session whose client lists the roots "([^"]*)" and "([^"]*)"$`), w.rootsSession)
 }
 
 // ownKnowledgeSession starts a server of the scenario's own, with the

@@ -19,17 +19,17 @@ type limitsState struct {
 // registerLimits binds the steps of documented defaults and limits
 // (features/limits.feature and the limit scenarios of other features).
 func registerLimits(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the prompt's variable "([^"]*)" is "([^"]*)"$`, w.promptVariableIs)
-	sc.Step(`^I get the prompt "([^"]*)" with "([^"]*)" of (\d+) characters$`, w.promptWithLong)
-	sc.Step(`^the prompt shows that argument whole$`, w.promptShowsWhole)
-	sc.Step(`^the prompt shows that argument cut to (\d+) characters and "\.\.\."$`, w.promptShowsCut)
-	sc.Step(`^I start (\d+) reasoning sessions tagged "([^"]*)"$`, w.startTaggedSessions)
-	sc.Step(`^the resource lists the thoughts ([\d, ]+)$`, w.resourceListsThoughts)
-	sc.Step(`^I record a thought of (\d+) characters$`, w.thoughtOfChars)
-	sc.Step(`^its "thought_added" event carries the thought whole$`, func() error { return w.previewIs(0) })
-	sc.Step(`^its "thought_added" event carries the thought cut to (\d+) characters$`, w.previewIs)
-	sc.Step(`^I revise thought (\d+) with a thought of (\d+) characters$`, w.reviseWithChars)
-	sc.Step(`^learning (\d+) quotes the thought of (\d+) characters (whole|cut to (\d+) characters)$`, w.learningQuotes)
+	sc.Step(compiled(`^the prompt's variable "([^"]*)" is "([^"]*)"$`), w.promptVariableIs)
+	sc.Step(compiled(`^I get the prompt "([^"]*)" with "([^"]*)" of (\d+) characters$`), w.promptWithLong)
+	sc.Step(compiled(`^the prompt shows that argument whole$`), w.promptShowsWhole)
+	sc.Step(compiled(`^the prompt shows that argument cut to (\d+) characters and "\.\.\."$`), w.promptShowsCut)
+	sc.Step(compiled(`^I start (\d+) reasoning sessions tagged "([^"]*)"$`), w.startTaggedSessions)
+	sc.Step(compiled(`^the resource lists the thoughts ([\d, ]+)$`), w.resourceListsThoughts)
+	sc.Step(compiled(`^I record a thought of (\d+) characters$`), w.thoughtOfChars)
+	sc.Step(compiled(`^its "thought_added" event carries the thought whole$`), func() error { return w.previewIs(0) })
+	sc.Step(compiled(`^its "thought_added" event carries the thought cut to (\d+) characters$`), w.previewIs)
+	sc.Step(compiled(`^I revise thought (\d+) with a thought of (\d+) characters$`), w.reviseWithChars)
+	sc.Step(compiled(`^learning (\d+) quotes the thought of (\d+) characters (whole|cut to (\d+) characters)$`), w.learningQuotes)
 }
 
 // longText is a text of exactly n characters starting with label and the

@@ -25,22 +25,22 @@ import (
 const runCallTimeout = 45 * time.Second
 
 func registerNotebook(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I create a (javascript|typescript) notebook$`, w.createNotebook)
-	sc.Step(`^I add the code cell "([^"]*)":$`, w.addCodeCell)
-	sc.Step(`^I add a markdown cell:$`, w.addMarkdownCell)
-	sc.Step(`^I run the cell "([^"]*)"$`, func(name string) error { return w.runCell(name, 0) })
-	sc.Step(`^I run the cell "([^"]*)" with a time limit of (\d+) ms$`, w.runCell)
-	sc.Step(`^the run succeeded with the output "([^"]*)"$`, w.runSucceededWith)
-	sc.Step(`^the run failed$`, w.runFailed)
-	sc.Step(`^the cell "([^"]*)" has status "([^"]*)"$`, w.cellHasStatus)
-	sc.Step(`^I export the notebook as "([^"]*)"$`, w.exportNotebook)
-	sc.Step(`^I load the export "([^"]*)"$`, w.loadExport)
-	sc.Step(`^the notebook is not the one exported as "([^"]*)"$`, w.notebookIsNew)
-	sc.Step(`^the exports "([^"]*)" and "([^"]*)" are the same text$`, w.exportsEqual)
-	sc.Step(`^the notebook has (\d+) cells$`, w.notebookHasCells)
-	sc.Step(`^the notebook has no cell with the filename "([^"]*)"$`, w.noCellNamed)
-	sc.Step(`^the child process the cell started is gone$`, w.childGone)
-	sc.Step(`^the output shows none of the server's secrets$`, w.noSecretInOutput)
+	sc.Step(compiled(`^I create a (javascript|typescript) notebook$`), w.createNotebook)
+	sc.Step(compiled(`^I add the code cell "([^"]*)":$`), w.addCodeCell)
+	sc.Step(compiled(`^I add a markdown cell:$`), w.addMarkdownCell)
+	sc.Step(compiled(`^I run the cell "([^"]*)"$`), func(name string) error { return w.runCell(name, 0) })
+	sc.Step(compiled(`^I run the cell "([^"]*)" with a time limit of (\d+) ms$`), w.runCell)
+	sc.Step(compiled(`^the run succeeded with the output "([^"]*)"$`), w.runSucceededWith)
+	sc.Step(compiled(`^the run failed$`), w.runFailed)
+	sc.Step(compiled(`^the cell "([^"]*)" has status "([^"]*)"$`), w.cellHasStatus)
+	sc.Step(compiled(`^I export the notebook as "([^"]*)"$`), w.exportNotebook)
+	sc.Step(compiled(`^I load the export "([^"]*)"$`), w.loadExport)
+	sc.Step(compiled(`^the notebook is not the one exported as "([^"]*)"$`), w.notebookIsNew)
+	sc.Step(compiled(`^the exports "([^"]*)" and "([^"]*)" are the same text$`), w.exportsEqual)
+	sc.Step(compiled(`^the notebook has (\d+) cells$`), w.notebookHasCells)
+	sc.Step(compiled(`^the notebook has no cell with the filename "([^"]*)"$`), w.noCellNamed)
+	sc.Step(compiled(`^the child process the cell started is gone$`), w.childGone)
+	sc.Step(compiled(`^the output shows none of the server's secrets$`), w.noSecretInOutput)
 }
 
 // notebookCall makes one notebook call on the current session.

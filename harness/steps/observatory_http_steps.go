@@ -24,32 +24,32 @@ const (
 // registerObservatoryHTTP binds the steps about the Observatory's HTTP API
 // and the servers of the scenarios' own.
 func registerObservatoryHTTP(sc *godog.ScenarioContext, w *World) {
-	sc.Given(`^a reasoning session at stage cipher_loaded on a server of its own with its Observatory on and the settings "([^"]*)"$`, w.ownObservatory)
-	sc.Step(`^I GET "([^"]*)" from the Observatory$`, w.obsGet)
-	sc.Step(`^the Observatory's answer is JSON$`, func() error { _, err := w.obsAnswer(); return err })
-	sc.Step(`^the Observatory's answer has "([^"]*)" equal to (.+)$`, func(path, literal string) error {
+	sc.Given(compiled(`^a reasoning session at stage cipher_loaded on a server of its own with its Observatory on and the settings "([^"]*)"$`), w.ownObservatory)
+	sc.Step(compiled(`^I GET "([^"]*)" from the Observatory$`), w.obsGet)
+	sc.Step(compiled(`^the Observatory's answer is JSON$`), func() error { _, err := w.obsAnswer(); return err })
+	sc.Step(compiled(`^the Observatory's answer has "([^"]*)" equal to (.+)$`), func(path, literal string) error {
 		got, err := w.obsAnswerPath(path)
 		if err != nil {
 			return err
 		}
 		return w.jsonEqual(path, got, literal)
 	})
-	sc.Step(`^the Observatory's answer has a string "([^"]*)"$`, func(path string) error {
+	sc.Step(compiled(`^the Observatory's answer has a string "([^"]*)"$`), func(path string) error {
 		got, err := w.obsAnswerPath(path)
 		if s, ok := got.(string); err == nil && (!ok || s == "") {
 			return fmt.Errorf("%s is %v, want a string that is not empty", path, got)
 		}
 		return err
 	})
-	sc.Step(`^the Observatory's answer's "([^"]*)" is at least (\d+)$`, w.obsAnswerAtLeast)
-	sc.Step(`^the Observatory's answer's "([^"]*)" lists the thoughts ([\d, ]+)$`, func(path, ns string) error {
+	sc.Step(compiled(`^the Observatory's answer's "([^"]*)" is at least (\d+)$`), w.obsAnswerAtLeast)
+	sc.Step(compiled(`^the Observatory's answer's "([^"]*)" lists the thoughts ([\d, ]+)$`), func(path, ns string) error {
 		return w.listsThoughts(w.obsAnswerPath, path, ns)
 	})
-	sc.Step(`^the Observatory's answer's "([^"]*)" is a timestamp$`, func(path string) error { return w.isTimestamp(w.obsAnswerPath, path) })
-	sc.Step(`^the Observatory lists the reasoning session with status "([^"]*)" when asked for "([^"]*)"$`, w.obsListsSession)
-	sc.Step(`^the Observatory's health reports (\d+) connections?$`, func(n int) error { return w.obsHealthConnections(n, int(frameWait/time.Second)) })
-	sc.Step(`^the Observatory's health reports (\d+) connections? within (\d+) seconds$`, w.obsHealthConnections)
-	sc.Step(`^I record (\d+) thoughts of (\d+) KiB$`, w.recordKiB)
+	sc.Step(compiled(`^the Observatory's answer's "([^"]*)" is a timestamp$`), func(path string) error { return w.isTimestamp(w.obsAnswerPath, path) })
+	sc.Step(compiled(`^the Observatory lists the reasoning session with status "([^"]*)" when asked for "([^"]*)"$`), w.obsListsSession)
+	sc.Step(compiled(`^the Observatory's health reports (\d+) connections?$`), func(n int) error { return w.obsHealthConnections(n, int(frameWait/time.Second)) })
+	sc.Step(compiled(`^the Observatory's health reports (\d+) connections? within (\d+) seconds$`), w.obsHealthConnections)
+	sc.Step(compiled(`^I record (\d+) thoughts of (\d+) KiB$`), w.recordKiB)
 }
 
 // ownObservatory starts a server of the scenario's own with its

@@ -41,34 +41,34 @@ func (o *obsState) close() {
 
 // registerObservatory binds the steps of features/observatory.feature.
 func registerObservatory(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^Observatory client "([^"]*)" connects$`, func(name string) error { return w.obsConnect(name, "") })
-	sc.Step(`^Observatory client "([^"]*)" connects to the path "([^"]*)"$`, w.obsConnect)
-	sc.Step(`^Observatory client "([^"]*)" can not connect to the path "([^"]*)"$`, w.obsRefused)
-	sc.Step(`^Observatory client "([^"]*)" subscribes to "([^"]*)"$`, func(name, topic string) error { return w.obsSubscribe(name, topic, "") })
-	sc.Step(`^Observatory client "([^"]*)" subscribes to "([^"]*)" with id "([^"]*)"$`, w.obsSubscribe)
-	sc.Step(`^Observatory client "([^"]*)" subscribed to "([^"]*)"$`, w.obsSubscribed)
-	sc.Step(`^Observatory client "([^"]*)" subscribes to "([^"]*)" and never reads$`, w.obsNeverReads)
-	sc.Step(`^Observatory client "([^"]*)" sends:$`, w.obsSends)
-	sc.Step(`^Observatory client "([^"]*)" disconnects$`, w.obsDisconnects)
-	sc.Step(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)"$`, func(name, event, topic string) error {
+	sc.Step(compiled(`^Observatory client "([^"]*)" connects$`), func(name string) error { return w.obsConnect(name, "") })
+	sc.Step(compiled(`^Observatory client "([^"]*)" connects to the path "([^"]*)"$`), w.obsConnect)
+	sc.Step(compiled(`^Observatory client "([^"]*)" can not connect to the path "([^"]*)"$`), w.obsRefused)
+	sc.Step(compiled(`^Observatory client "([^"]*)" subscribes to "([^"]*)"$`), func(name, topic string) error { return w.obsSubscribe(name, topic, "") })
+	sc.Step(compiled(`^Observatory client "([^"]*)" subscribes to "([^"]*)" with id "([^"]*)"$`), w.obsSubscribe)
+	sc.Step(compiled(`^Observatory client "([^"]*)" subscribed to "([^"]*)"$`), w.obsSubscribed)
+	sc.Step(compiled(`^Observatory client "([^"]*)" subscribes to "([^"]*)" and never reads$`), w.obsNeverReads)
+	sc.Step(compiled(`^Observatory client "([^"]*)" sends:$`), w.obsSends)
+	sc.Step(compiled(`^Observatory client "([^"]*)" disconnects$`), w.obsDisconnects)
+	sc.Step(compiled(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)"$`), func(name, event, topic string) error {
 		return w.obsReceives(name, event, topic, func(obsclient.Frame) bool { return true })
 	})
-	sc.Step(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)" for the reasoning session$`, w.obsReceivesForSession)
-	sc.Step(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)" for thought (\d+)$`, w.obsReceivesForThought)
-	sc.Step(`^Observatory client "([^"]*)" receives an error on "([^"]*)" with code "([^"]*)"$`, w.obsReceivesError)
-	sc.Step(`^Observatory client "([^"]*)" received on "([^"]*)", for the reasoning session, exactly "([^"]*)"$`, w.obsReceivedExactly)
-	sc.Step(`^Observatory client "([^"]*)" is closed with status (\d+)$`, w.obsClosedWith)
-	sc.Step(`^Observatory client "([^"]*)" is still open$`, w.obsStillOpen)
-	sc.Step(`^the frame has "([^"]*)" equal to (.+)$`, func(path, literal string) error {
+	sc.Step(compiled(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)" for the reasoning session$`), w.obsReceivesForSession)
+	sc.Step(compiled(`^Observatory client "([^"]*)" receives "([^"]*)" on "([^"]*)" for thought (\d+)$`), w.obsReceivesForThought)
+	sc.Step(compiled(`^Observatory client "([^"]*)" receives an error on "([^"]*)" with code "([^"]*)"$`), w.obsReceivesError)
+	sc.Step(compiled(`^Observatory client "([^"]*)" received on "([^"]*)", for the reasoning session, exactly "([^"]*)"$`), w.obsReceivedExactly)
+	sc.Step(compiled(`^Observatory client "([^"]*)" is closed with status (\d+)$`), w.obsClosedWith)
+	sc.Step(compiled(`^Observatory client "([^"]*)" is still open$`), w.obsStillOpen)
+	sc.Step(compiled(`^the frame has "([^"]*)" equal to (.+)$`), func(path, literal string) error {
 		got, err := w.framePath(path)
 		if err != nil {
 			return err
 		}
 		return w.jsonEqual(path, got, literal)
 	})
-	sc.Step(`^the frame's "([^"]*)" is a timestamp$`, func(path string) error { return w.isTimestamp(w.framePath, path) })
-	sc.Step(`^the frame's "([^"]*)" lists the thoughts ([\d, ]+)$`, func(path, ns string) error { return w.listsThoughts(w.framePath, path, ns) })
-	sc.Step(`^the frame's thought carries the run's nonce$`, w.frameCarriesNonce)
+	sc.Step(compiled(`^the frame's "([^"]*)" is a timestamp$`), func(path string) error { return w.isTimestamp(w.framePath, path) })
+	sc.Step(compiled(`^the frame's "([^"]*)" lists the thoughts ([\d, ]+)$`), func(path, ns string) error { return w.listsThoughts(w.framePath, path, ns) })
+	sc.Step(compiled(`^the frame's thought carries the run's nonce$`), w.frameCarriesNonce)
 	registerObservatoryHTTP(sc, w)
 }
 

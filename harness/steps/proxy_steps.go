@@ -17,10 +17,10 @@ import (
 
 // registerProxy binds the steps of the sidecar's transparency: the same requests directly and through it.
 func registerProxy(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I play the golden sequence "([^"]*)" directly and through the sidecar$`, w.playBothWays)
-	sc.Step(`^both plays gave the same answers$`, w.samePlays)
-	sc.Step(`^I send the protocol-error requests directly and through the sidecar$`, w.protocolErrorsBothWays)
-	sc.Step(`^both got the same HTTP statuses and bodies$`, w.sameHTTP)
+	sc.Step(compiled(`^I play the golden sequence "([^"]*)" directly and through the sidecar$`), w.playBothWays)
+	sc.Step(compiled(`^both plays gave the same answers$`), w.samePlays)
+	sc.Step(compiled(`^I send the protocol-error requests directly and through the sidecar$`), w.protocolErrorsBothWays)
+	sc.Step(compiled(`^both got the same HTTP statuses and bodies$`), w.sameHTTP)
 }
 
 // loggingCaller plays a fixture and keeps every answer it got.

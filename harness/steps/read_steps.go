@@ -10,19 +10,19 @@ import (
 
 // registerReads binds the steps of reads and structure.
 func registerReads(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I get thoughts ([\d, ]+)$`, w.getThoughts)
-	sc.Step(`^I get (\d+) thoughts$`, w.getCount)
-	sc.Step(`^the read query is "([^"]*)"$`, w.queryIs)
-	sc.Step(`^every thought read carries the run's nonce$`, w.readCarriesNonce)
-	sc.Step(`^every thought read is on branch "([^"]*)"$`, w.readOnBranch)
-	sc.Step(`^the read session is not "([^"]*)"$`, w.readSessionNot)
-	sc.Step(`^thought (\d+) is a revision of thought (\d+)$`, w.isRevisionOf)
-	sc.Step(`^thought (\d+) is attributed to "([^"]*)" "([^"]*)"$`, w.attributed)
-	sc.Step(`^thought (\d+) reads "([^"]*)"$`, w.thoughtReads)
-	sc.Step(`^the structure's main chain has length (\d+), head (\d+) and tail (\d+)$`, w.mainChainIs)
-	sc.Step(`^the structure lists the revisions (.+)$`, w.revisionsAre)
-	sc.Step(`^the structure reports branch "([^"]*)" forking from (\d+) with range (\d+) to (\d+) and length (\d+)$`, w.branchShape)
-	sc.Step(`^the answer contains no thought text$`, w.noThoughtText)
+	sc.Step(compiled(`^I get thoughts ([\d, ]+)$`), w.getThoughts)
+	sc.Step(compiled(`^I get (\d+) thoughts$`), w.getCount)
+	sc.Step(compiled(`^the read query is "([^"]*)"$`), w.queryIs)
+	sc.Step(compiled(`^every thought read carries the run's nonce$`), w.readCarriesNonce)
+	sc.Step(compiled(`^every thought read is on branch "([^"]*)"$`), w.readOnBranch)
+	sc.Step(compiled(`^the read session is not "([^"]*)"$`), w.readSessionNot)
+	sc.Step(compiled(`^thought (\d+) is a revision of thought (\d+)$`), w.isRevisionOf)
+	sc.Step(compiled(`^thought (\d+) is attributed to "([^"]*)" "([^"]*)"$`), w.attributed)
+	sc.Step(compiled(`^thought (\d+) reads "([^"]*)"$`), w.thoughtReads)
+	sc.Step(compiled(`^the structure's main chain has length (\d+), head (\d+) and tail (\d+)$`), w.mainChainIs)
+	sc.Step(compiled(`^the structure lists the revisions (.+)$`), w.revisionsAre)
+	sc.Step(compiled(`^the structure reports branch "([^"]*)" forking from (\d+) with range (\d+) to (\d+) and length (\d+)$`), w.branchShape)
+	sc.Step(compiled(`^the answer contains no thought text$`), w.noThoughtText)
 }
 
 type readThought struct {

@@ -36,18 +36,18 @@ type restartState struct {
 
 // registerRestart binds the restart steps.
 func registerRestart(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^I read the session through every read path and keep the answers as "([^"]*)"$`, w.keepEveryRead)
-	sc.Step(`^every read path answers as "([^"]*)", apart from volatile fields$`, w.everyReadAnswersAsKept)
-	sc.Step(`^the answers kept as "([^"]*)" list the session with at least (\d+) thoughts and (\d+) branch(?:es)?, and read back a critique$`, w.keptReadsShow)
-	sc.Step(`^I read the knowledge graph through every read path and keep the answers as "([^"]*)"$`, w.keepEveryKnowledgeRead)
-	sc.Step(`^every knowledge read path answers as "([^"]*)", apart from volatile fields$`, w.everyKnowledgeReadAsKept)
-	sc.Step(`^the server of its own restarts$`, w.ownRestarts)
-	sc.Step(`^the server restarts, and MCP session "([^"]*)" opens in the context of session "([^"]*)"$`, w.restartInContext)
-	sc.Step(`^I note the files of the reasoning session$`, w.noteSessionFiles)
-	sc.Step(`^every file of the session the write changed is a new file$`, w.changedFilesAreNew)
-	sc.Step(`^I record 1 thought while watching the files of the reasoning session$`, w.recordWatched)
-	sc.Step(`^every file of the session the write committed was committed by a rename$`, w.committedByRename)
-	sc.Step(`^the new thought's file was committed before the manifest that lists it$`, w.thoughtBeforeManifest)
+	sc.Step(compiled(`^I read the session through every read path and keep the answers as "([^"]*)"$`), w.keepEveryRead)
+	sc.Step(compiled(`^every read path answers as "([^"]*)", apart from volatile fields$`), w.everyReadAnswersAsKept)
+	sc.Step(compiled(`^the answers kept as "([^"]*)" list the session with at least (\d+) thoughts and (\d+) branch(?:es)?, and read back a critique$`), w.keptReadsShow)
+	sc.Step(compiled(`^I read the knowledge graph through every read path and keep the answers as "([^"]*)"$`), w.keepEveryKnowledgeRead)
+	sc.Step(compiled(`^every knowledge read path answers as "([^"]*)", apart from volatile fields$`), w.everyKnowledgeReadAsKept)
+	sc.Step(compiled(`^the server of its own restarts$`), w.ownRestarts)
+	sc.Step(compiled(`^the server restarts, and MCP session "([^"]*)" opens in the context of session "([^"]*)"$`), w.restartInContext)
+	sc.Step(compiled(`^I note the files of the reasoning session$`), w.noteSessionFiles)
+	sc.Step(compiled(`^every file of the session the write changed is a new file$`), w.changedFilesAreNew)
+	sc.Step(compiled(`^I record 1 thought while watching the files of the reasoning session$`), w.recordWatched)
+	sc.Step(compiled(`^every file of the session the write committed was committed by a rename$`), w.committedByRename)
+	sc.Step(compiled(`^the new thought's file was committed before the manifest that lists it$`), w.thoughtBeforeManifest)
 }
 
 // volatileFields are the fields whose values may rightly differ between two

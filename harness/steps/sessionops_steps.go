@@ -13,13 +13,13 @@ import (
 // and searches (search, analyze, extract_learnings, discovery, list
 // cursors) and of deep_analysis.
 func registerSessionOps(sc *godog.ScenarioContext, w *World) {
-	sc.Step(`^the answer's sessions include ((?:"[^"]*"(?:, | and )?)+)$`, w.sessionsInclude)
-	sc.Step(`^the answer's sessions include none of ((?:"[^"]*"(?:, | and )?)+)$`, w.sessionsExclude)
-	sc.Step(`^every session in the answer has "([^"]*)" in its title, description or tags, ignoring case$`, w.sessionsMatch)
-	sc.Step(`^I search for a query of (\d+) KiB mixing control characters, quotes, regular-expression signs, right-to-left marks and emoji$`, w.searchOdd)
-	sc.Step(`^the answer text is shorter than (\d+) KiB$`, w.answerShorter)
-	sc.Step(`^learning (\d+) is a "([^"]*)" of the session from thoughts "([^"]*)"$`, w.learningIs)
-	sc.Step(`^the signal learning says "([^"]*)" with (\d+) thoughts$`, w.signalSays)
+	sc.Step(compiled(`^the answer's sessions include ((?:"[^"]*"(?:, | and )?)+)$`), w.sessionsInclude)
+	sc.Step(compiled(`^the answer's sessions include none of ((?:"[^"]*"(?:, | and )?)+)$`), w.sessionsExclude)
+	sc.Step(compiled(`^every session in the answer has "([^"]*)" in its title, description or tags, ignoring case$`), w.sessionsMatch)
+	sc.Step(compiled(`^I search for a query of (\d+) KiB mixing control characters, quotes, regular-expression signs, right-to-left marks and emoji$`), w.searchOdd)
+	sc.Step(compiled(`^the answer text is shorter than (\d+) KiB$`), w.answerShorter)
+	sc.Step(compiled(`^learning (\d+) is a "([^"]*)" of the session from thoughts "([^"]*)"$`), w.learningIs)
+	sc.Step(compiled(`^the signal learning says "([^"]*)" with (\d+) thoughts$`), w.signalSays)
 }
 
 // answerSessions returns the ids of the sessions in the answer's "sessions".
