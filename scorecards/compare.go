@@ -5,10 +5,14 @@ import (
 	"slices"
 )
 
-// RegressionThreshold is the largest drop of an axis score or of a required
-// level's pass rate that is not a regression: 5 percentage points (§5.6,
-// the upstream pass-rate threshold).
-const RegressionThreshold = 0.05
+// DefaultMinEffect is the smallest change that counts as a regression, the
+// one minimum-effect setting of every comparison with a baseline (a gate
+// file's min-effect replaces it): an axis score or a required level's pass
+// rate that drops by more than this many points (0.05: 5 percentage
+// points, §5.6, the upstream pass-rate threshold), or a load figure that
+// moves in the bad direction by more than this fraction of its baseline
+// (package regress).
+const DefaultMinEffect = 0.05
 
 // tolerance absorbs float rounding so that a drop of exactly the threshold
 // is not a regression.
@@ -29,8 +33,8 @@ type Comparison struct {
 	Baseline, Current string
 	// Deltas lists every figure present in either scorecard.
 	Deltas []Delta
-	// Regressions lists the figures that dropped by more than
-	// RegressionThreshold.
+	// Regressions lists the figures that dropped by more than their
+	// limit.
 	Regressions []Regression
 	// Notes are differences worth knowing that are not regressions.
 	Notes []string
@@ -64,11 +68,12 @@ type Regression struct {
 
 // Limits are the largest drops that are not regressions, by axis name and
 // by level, as fractions (0.02 = 2 pp). A figure without a limit uses
-// RegressionThreshold. A limit makes an informational level (not required
-// in either run, or quirk) gated.
+// Default, or DefaultMinEffect when Default is 0. A limit makes an
+// informational level (not required in either run, or quirk) gated.
 type Limits struct {
-	Axes   map[string]float64
-	Levels map[Level]float64
+	Axes    map[string]float64
+	Levels  map[Level]float64
+	Default float64
 }
 
 // limit returns the limit of a figure and whether one was given.
@@ -82,7 +87,10 @@ func (l Limits) limit(kind, name string) (float64, bool) {
 		v, ok = l.Levels[Level(name)]
 	}
 	if !ok {
-		return RegressionThreshold, false
+		if l.Default > 0 {
+			return l.Default, false
+		}
+		return DefaultMinEffect, false
 	}
 	return v, true
 }
@@ -96,7 +104,7 @@ func (r Regression) Drop() float64 {
 // compare, through package regress). Every axis score and every level pass
 // rate becomes a Delta. When the machine fingerprints agree, an axis score,
 // or the pass rate of a level that is required in either run, that fell by
-// more than its limit (limits, or RegressionThreshold) is a Regression.
+// more than its limit (see Limits) is a Regression.
 // Figures measured on one side only, and differences of target, kernel,
 // memory or harness, are noted.
 func CompareLimits(baseline, current Scorecard, limits Limits) Comparison {

@@ -65,6 +65,7 @@ var durabilityCatchers = map[brokenserver.Fault]string{
 // TestEveryInjectedFaultIsCaught uses a URL target, to which the durability
 // scenarios do not apply.
 func TestDurabilityFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	child, err := embedded.New(context.Background(), embedded.Options{Storage: "fs", Process: true})
 	if err != nil {
 		t.Fatal(err)

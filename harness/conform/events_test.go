@@ -21,6 +21,7 @@ var eventCatchers = map[brokenserver.Fault]string{
 // brokenserver.EventFaults the scenario named in eventCatchers fails; and
 // with every error message reworded (brokenserver.Reworded) they all pass.
 func TestEventFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	ownServerFaults{tags: "@events,@observability && @own-server", what: "event and observability", minPassed: 9,
 		catchers: eventCatchers, passing: []brokenserver.Fault{brokenserver.Reworded}}.run(t)
 }

@@ -50,6 +50,7 @@ func TestSequentialThinkingServerIsNotOf2026(t *testing.T) {
 // not keep (four scenarios, five with the outline's examples) are reported as deviations. The sidecar labels its calls as the
 // harness does.
 func TestSequentialThinkingServer(t *testing.T) {
+	t.Parallel()
 	node, entry := seqThinkingEntry(t)
 	tg, err := targetspec.Spec{Command: node + " " + entry, Transport: "stdio", Env: []string{"DISABLE_THOUGHT_LOGGING=true"}}.Open(context.Background())
 	if err != nil {

@@ -105,6 +105,7 @@ var bothEraFaults = []brokenserver.Fault{brokenserver.WrongPrev, brokenserver.No
 // scenario fail, and the proxy without a fault must pass the whole suite
 // (so it is the fault, not the proxy, that the scenarios catch).
 func TestEveryInjectedFaultIsCaught(t *testing.T) {
+	t.Parallel()
 	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +187,7 @@ func checkFaultCaught(t *testing.T, ref target.Target, fault brokenserver.Fault,
 // agree and the run passes; with each fault (a wrong status label, a lost
 // one) the counts disagree and the run fails, though every scenario passed.
 func TestSidecarCountFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	for _, fault := range append([]brokensidecar.Fault{brokensidecar.None}, brokensidecar.All...) {
 		name := string(fault)
 		if fault == brokensidecar.None {
@@ -337,6 +339,7 @@ var eraFaultSuites = map[brokenserver.Fault]string{
 // each of that era's faults through a proxy that injects it: every one is
 // caught, and the proxy without a fault passes.
 func TestEraFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)

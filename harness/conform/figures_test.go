@@ -34,6 +34,7 @@ const figuresOwnServerTags = "@knowledge && @own-server && @core"
 // against the scenarios' own servers behind the proxy, which must then
 // fail the knowledge stats scenario, and pass it without the fault.
 func TestFigureFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
 	if err != nil {
 		t.Fatal(err)

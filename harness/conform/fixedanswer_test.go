@@ -27,6 +27,7 @@ var libraryLevel = map[string]bool{
 // @core or @intent scenario may pass but the library-level ones, or the
 // scenario passes without testing anything.
 func TestFixedAnswerServerPassesNothing(t *testing.T) {
+	t.Parallel()
 	s := mcpsrv.NewMCPServer("fixed-answer", "0.0.1", mcpsrv.WithToolCapabilities(false))
 	s.AddTool(mcp.NewTool("thoughtbox_gateway",
 		mcp.WithString("operation", mcp.Required()), mcp.WithObject("args")),

@@ -62,5 +62,6 @@ var knowledgeCatchers = map[brokenserver.Fault]string{
 // in knowledgeCatchers fails. Against a URL these scenarios are not
 // applicable.
 func TestKnowledgeFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	ownServerFaults{tags: "@knowledge && @own-server", what: "knowledge", minPassed: 5, catchers: knowledgeCatchers}.run(t)
 }

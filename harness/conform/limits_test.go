@@ -37,6 +37,7 @@ var limitEventCatchers = map[brokenserver.Fault]string{
 // turn, and the proxy without a fault through all of them in both; the event stream's fault runs with the
 // event scenarios' own servers behind the proxy.
 func TestLimitFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	for _, f := range brokenserver.LimitFaults {
 		_, viaProxy := limitFaultSuites[f]
 		_, viaEvents := limitEventCatchers[f]

@@ -107,6 +107,7 @@ func observatoryFaultTags(fault brokenserver.Fault) string {
 // scenario runs and passes; with each of brokenserver.ObservatoryFaults the
 // scenario named in observatoryCatchers fails.
 func TestObservatoryFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	ref, err := embedded.New(context.Background(), embedded.Options{Storage: "memory", Observatory: true})
 	if err != nil {
 		t.Fatal(err)

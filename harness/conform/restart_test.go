@@ -70,6 +70,7 @@ var restartCatchers = map[brokenserver.Fault]string{
 // restartStores (in the era restartFaultEras names, if it names one), a
 // required scenario fails, the one named in restartCatchers among them.
 func TestRestartFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	servers := map[string]target.Target{}
 	for _, storage := range []string{"fs", "sqlite"} {
 		tg, err := embedded.New(context.Background(), embedded.Options{Storage: storage})
@@ -164,6 +165,7 @@ func restartOut(t *testing.T) string {
 // TestReferencePassesCoreAndIntentFS runs whole (HTTP and stdio in 2025,
 // HTTP in 2026) are not run again.
 func TestRestartScenariosPassInEveryCell(t *testing.T) {
+	t.Parallel()
 	feats := restartFeatures(t)
 	for _, era := range target.Eras {
 		for _, transport := range []string{"http", "stdio"} {

@@ -136,6 +136,7 @@ mcp_sidecar_rejected_total{reason="body_too_large"} 1
 // the fault's kind fails and so does the run, though every scenario
 // passed.
 func TestSidecarValueFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	kinds := map[brokensidecar.Fault]string{brokensidecar.DurationsInMilliseconds: "duration of ",
 		brokensidecar.BytesCountHeaders: "bytes in", brokensidecar.BytesOneDirection: "bytes "}
 	for _, fault := range append([]brokensidecar.Fault{brokensidecar.None}, brokensidecar.ValueFaults...) {

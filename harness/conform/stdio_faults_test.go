@@ -29,6 +29,7 @@ const framingFailure = "is not a JSON-RPC message"
 // start-up is reported by the start-up result too. Over HTTP, stdout is
 // the server's log: these faults do not apply there.
 func TestStdioFramingFaultsAreCaught(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ const otherTargetSuites = "@ledger,@sessions,@durability,@transport"
 // program, the way other implementations are tested: by command over stdio,
 // by command over HTTP on a {port}, and by URL.
 func TestOtherTargets(t *testing.T) {
+	t.Parallel()
 	bin := buildThoughtbox(t)
 	data := t.TempDir()
 	cases := map[string]targetspec.Spec{

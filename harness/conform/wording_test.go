@@ -20,6 +20,7 @@ import (
 // scenarios, which judge damage reports, run behind the proxy in front of
 // a restartable server.
 func TestRewordedErrorsPass(t *testing.T) {
+	t.Parallel()
 	t.Run("all", func(t *testing.T) {
 		ref, err := targetspec.Spec{Transport: "http", Storage: "memory", Direct: true}.Open(context.Background())
 		if err != nil {

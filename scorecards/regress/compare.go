@@ -116,9 +116,10 @@ func Compare(base, cur Run, g *Gates) Result {
 	return res
 }
 
-// scoreLimits returns the drop limits the rules set on axes and levels.
+// scoreLimits returns the drop limits the rules set on axes and levels, and
+// the minimum effect for the others.
 func (g *Gates) scoreLimits() scorecards.Limits {
-	l := scorecards.Limits{Axes: map[string]float64{}, Levels: map[scorecards.Level]float64{}}
+	l := scorecards.Limits{Axes: map[string]float64{}, Levels: map[scorecards.Level]float64{}, Default: g.MinEffect}
 	for _, r := range g.Rules {
 		if r.Op != "drop" {
 			continue

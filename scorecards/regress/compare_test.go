@@ -176,3 +176,27 @@ func TestFigureGateOverridesTheMinimumEffect(t *testing.T) {
 		t.Fatalf("a gate on a target not measured passes: %+v", res.Outcomes)
 	}
 }
+
+// TestOneMinimumEffectForScoresAndFigures: a gate file's min-effect is the
+// limit of the scores no rule names, in points, as it is of the load
+// figures, as a fraction.
+func TestOneMinimumEffectForScoresAndFigures(t *testing.T) {
+	base := open(t, writeRun(t, card("base", axes), report(rounds(1, 6, 800, 5, 0.01))))
+	dropped := map[string]float64{}
+	for k, v := range axes {
+		dropped[k] = v
+	}
+	dropped[scorecards.AxisCorrectness] -= 0.07                                           // 7 pp
+	cur := open(t, writeRun(t, card("cur", dropped), report(rounds(2, 6, 736, 5, 0.01)))) // −8 %
+	res := Compare(base, cur, nil)
+	if len(res.Scores.Regressions) != 1 || !figure(t, res, "fs", FigureThroughput).Regressed {
+		t.Fatalf("7 pp and −8 %% are beyond the default minimum effect of 5:\n%s", res.Markdown())
+	}
+	res = Compare(base, cur, mustGates(t, "min-effect: 10%\n"))
+	if res.Regressed() {
+		t.Fatalf("7 pp and −8 %% are within a minimum effect of 10:\n%s", res.Markdown())
+	}
+	if res.Scores.Deltas[0].Limit != 0.1 {
+		t.Fatalf("score limit %v, want the minimum effect 0.1", res.Scores.Deltas[0].Limit)
+	}
+}

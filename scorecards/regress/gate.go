@@ -33,9 +33,11 @@ const (
 const (
 	// DefaultAlpha is the significance level of the Mann–Whitney U test.
 	DefaultAlpha = 0.05
-	// DefaultMinEffect is the smallest change of a load figure, in the bad
-	// direction, that is a regression when significant.
-	DefaultMinEffect = 0.05
+	// DefaultMinEffect is the smallest change that is a regression:
+	// points of a score or pass rate, a fraction of a load figure's
+	// baseline (then only when significant); see
+	// scorecards.DefaultMinEffect, which it is.
+	DefaultMinEffect = scorecards.DefaultMinEffect
 )
 
 // Gates is a gate file: the significance level, the minimum effect and the
@@ -45,8 +47,9 @@ type Gates struct {
 	Path string
 	// Alpha is the significance level (key "alpha", default 0.05).
 	Alpha float64
-	// MinEffect is the limit of the load figures no rule names (key
-	// "min-effect", default 5 %).
+	// MinEffect is the limit of every figure no rule names (key
+	// "min-effect", default 5 %): points of a score or pass rate, a
+	// fraction of a load figure's baseline.
 	MinEffect float64
 	Rules     []Rule
 }

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -39,9 +40,14 @@ const (
 	UnscopedSessions Fault = "sessions-leak"      // read_thoughts without a session reads the newest one
 )
 
-// All lists every fault the conformance suite must catch. The faults for
-// load runs are in LoadFaults.
-var All = []Fault{WrongPrev, NoCurrentStage, OffByOne, BranchLeak, NoRevisionLinks, StageOnFailure, NoClose, CannedReads, NoCookbook, UnscopedSessions}
+// All lists every fault the conformance suite must catch through the proxy
+// in front of a shared reference server: the content faults above, then
+// those of exactness_faults.go, knowledge_faults.go, notebook_faults.go,
+// sessionops_faults.go and surface_faults.go. The faults for load runs are
+// in LoadFaults; the other *Faults lists are proven by tests of their own.
+var All = slices.Concat(
+	[]Fault{WrongPrev, NoCurrentStage, OffByOne, BranchLeak, NoRevisionLinks, StageOnFailure, NoClose, CannedReads, NoCookbook, UnscopedSessions},
+	ExactnessFaults, []Fault{RootsHang}, NotebookFaults, SessionOpsFaults, SurfaceFaults)
 
 // Proxy is the broken server.
 type Proxy struct {

@@ -53,8 +53,6 @@ const (
 var ExactnessFaults = []Fault{BodyLimitOffByOne, LongTitleTruncated, MarkdownNoRevisions, CipherCutShort, AgentNameNeedsID,
 	LastCountsBranches, ReadReportsCurrent, BranchRangeIgnoresGaps, StaleExportFile, MissingExportFile}
 
-func init() { All = append(All, ExactnessFaults...) }
-
 // exactState is the proxy's bookkeeping for ReadReportsCurrent: the current
 // reasoning session of each MCP session, as its thought answers report.
 type exactState struct {

@@ -23,8 +23,6 @@ const (
 )
 
 // RootsHang runs against a URL: it is one of All.
-func init() { All = append(All, RootsHang) }
-
 // KnowledgeFaults lists the faults the knowledge scenarios that start a
 // server of their own must catch.
 var KnowledgeFaults = []Fault{DuplicateEntity}

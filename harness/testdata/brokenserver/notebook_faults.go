@@ -25,8 +25,6 @@ const (
 // NotebookFaults lists the faults above; they are in All too.
 var NotebookFaults = []Fault{NotebookEnvLeaks, NotebookTraversalAccepted, NotebookFailedRunNotError}
 
-func init() { All = append(All, NotebookFaults...) }
-
 // notebookResult applies a notebook fault to a notebook call's result.
 func (p *Proxy) notebookResult(c call, res, obj map[string]any, jsonText, isError bool, set func()) {
 	if c.Operation != "notebook" || !jsonText {

@@ -40,8 +40,6 @@ var SessionOpsFaults = []Fault{SearchIgnoresQuery, SearchEchoesQuery, AnalyzeIgn
 	LearningsSkipUnknownMoment, LearningsSignalAlwaysSuccess, DiscoveryUnknownAction, ListForeignCursor,
 	DeepAnalysisIgnoresBranches, DeepAnalysisUnknownType}
 
-func init() { All = append(All, SessionOpsFaults...) }
-
 // sessionOpsResult applies a session-operation fault to a result.
 func (p *Proxy) sessionOpsResult(c call, res, obj map[string]any, jsonText, isError bool, set func()) {
 	if !jsonText {

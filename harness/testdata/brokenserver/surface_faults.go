@@ -24,8 +24,6 @@ const (
 // SurfaceFaults lists the faults above; they are in All too.
 var SurfaceFaults = []Fault{ModelMissing, UnknownModelListsNothing, EmptyThoughtQuery}
 
-func init() { All = append(All, SurfaceFaults...) }
-
 // readCall is the tool name recorded for a resources/read request; the
 // call's Operation is the URI read.
 const readCall = "resources/read"
