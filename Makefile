@@ -31,8 +31,12 @@ RUN_ID := $(RUN_ID)
 # conformance cells, their output shown when the cells are done. The load
 # runs alone.
 CELLS := http/fs http/memory http/sqlite stdio/fs stdio/memory stdio/sqlite
-# make run's conformance cells run this many at a time (each its own server).
+# make run's conformance cells run this many at a time (each its own server),
+# a new one as soon as one is done, the slowest first (over stdio every MCP
+# session is a process of its own); each one's output is shown when it is
+# done.
 CELLS_AT_ONCE ?= 3
+CELLS_SLOWEST_FIRST := stdio/fs stdio/sqlite http/memory stdio/memory http/fs http/sqlite
 run: build tools prometheus
 	@status=0; with=""; logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; \
 	{ for c in $(CELLS); do t=$${c%/*}; s=$${c#*/}; \
@@ -42,13 +46,14 @@ run: build tools prometheus
 	  { echo; echo "=== official MCP conformance suite $(CONFORMANCE_VERSION): embedded reference server over HTTP"; \
 	    ./$(BIN)/tbbench official --transport http --storage memory --run-id $(RUN_ID)-official || echo >$$logs/failed; } >>$$logs/beside.log 2>&1; \
 	} & beside=$$!; \
-	n=0; pids=""; for c in $(CELLS); do t=$${c%/*}; s=$${c#*/}; \
+	running=0; shown() { local cell=$$(sed -n "s|^$$1 ||p" $$logs/cells); [ -n "$$cell" ] && cat $$logs/conform-$${cell%/*}-$${cell#*/}.log; }; \
+	for c in $(CELLS_SLOWEST_FIRST); do t=$${c%/*}; s=$${c#*/}; \
 	  repeat=1; [ $$c = http/memory ] && repeat=2; \
 	  { echo; echo "=== conformance in both MCP eras: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
-	    ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --progress lines --run-id $(RUN_ID)-$$t-$$s || echo >$$logs/failed; } >$$logs/conform-$$n.log 2>&1 & pids="$$pids $$!"; \
-	  n=$$((n+1)); if [ $$((n % $(CELLS_AT_ONCE))) = 0 ]; then wait $$pids; pids=""; cat $$(ls $$logs/conform-*.log | sort -t- -k2 -n); rm -f $$logs/conform-*.log; fi; \
-	  with="$$with --with out/$(RUN_ID)-$$t-$$s --with out/$(RUN_ID)-$$t-$$s-robust"; \
-	done; wait $$pids; for f in $$(ls $$logs/conform-*.log 2>/dev/null | sort -t- -k2 -n); do cat $$f; done; \
+	    ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --progress lines --run-id $(RUN_ID)-$$t-$$s || echo >$$logs/failed; } >$$logs/conform-$$t-$$s.log 2>&1 & echo "$$! $$c" >>$$logs/cells; \
+	  running=$$((running+1)); while [ $$running -ge $(CELLS_AT_ONCE) ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; \
+	done; while [ $$running -gt 0 ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; \
+	for c in $(CELLS); do with="$$with --with out/$(RUN_ID)-$${c%/*}-$${c#*/} --with out/$(RUN_ID)-$${c%/*}-$${c#*/}-robust"; done; \
 	wait $$beside; cat $$logs/beside.log; [ -e $$logs/failed ] && status=1; \
 	with="$$with --with out/$(RUN_ID)-official"; \
 	echo; echo "=== load: regression tier, fs, memory and sqlite against the no-op ceiling, with Prometheus scraping the sidecars"; \

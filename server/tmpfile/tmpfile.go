@@ -26,37 +26,66 @@ func Prefix(base string) string { return base + "." + strconv.Itoa(os.Getpid()) 
 func Pattern(base string) string { return Prefix(base) + "*" + Suffix }
 
 // RemoveStray deletes the temporary files directly inside dir whose writer
-// is no longer running and returns how many it removed.
-func RemoveStray(dir string) int {
-	entries, err := os.ReadDir(dir)
+// is no longer running and returns how many it removed. Files named with
+// this process's id count as stray too: at start-up they are a dead
+// process's whose id this one was given again.
+func RemoveStray(dir string) int { return removeStray(dir, false) }
+
+// RemoveStrayOfOthers is RemoveStray for a process that may be writing in
+// dir meanwhile: it spares the files named with its own id.
+func RemoveStrayOfOthers(dir string) int { return removeStray(dir, true) }
+
+func removeStray(dir string, spareOwn bool) int {
+	d, err := os.Open(dir)
 	if err != nil {
 		return 0
 	}
+	// Names alone, unsorted: start-up reads every session's directory.
+	names, _ := d.Readdirnames(-1)
+	d.Close()
 	removed := 0
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), Suffix) || writerAlive(e.Name()) {
+	for _, name := range names {
+		if !Stray(name) || spareOwn && writerOf(name) == os.Getpid() {
 			continue
 		}
-		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+		path := filepath.Join(dir, name)
+		if fi, err := os.Lstat(path); err != nil || fi.IsDir() {
+			continue
+		}
+		if os.Remove(path) == nil {
 			removed++
 		}
 	}
 	return removed
 }
 
+// Stray reports whether name is the name of a temporary file whose writer
+// is no longer running.
+func Stray(name string) bool { return strings.HasSuffix(name, Suffix) && !writerAlive(name) }
+
 // writerAlive reports whether the temporary file's name names another
 // process that is still running.
 func writerAlive(name string) bool {
+	pid := writerOf(name)
+	if pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// writerOf returns the process id a temporary file's name carries (0 when
+// it carries none).
+func writerOf(name string) int {
 	rest := strings.TrimSuffix(name, Suffix)
 	i := strings.LastIndexByte(rest, '.')
 	if i < 0 {
-		return false
+		return 0
 	}
 	pidText, _, ok := strings.Cut(rest[i+1:], "-")
 	pid, err := strconv.Atoi(pidText)
-	if !ok || err != nil || pid <= 0 || pid == os.Getpid() {
-		return false
+	if !ok || err != nil {
+		return 0
 	}
-	err = syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return pid
 }

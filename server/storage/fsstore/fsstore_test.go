@@ -2,9 +2,11 @@ package fsstore_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -318,5 +320,58 @@ func TestLegacyLayoutIsMigrated(t *testing.T) {
 	defer s.Close()
 	if _, err := s.Get("abc"); err != nil {
 		t.Fatalf("legacy session not migrated: %v", err)
+	}
+}
+
+// deadPID returns the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestStrayTempsOfSummariesRemovedAfterStartUp: a session registered from
+// its manifest at start-up has the stray temporary files of dead writers
+// removed, in its directory and its branches', by the sweep start-up leaves
+// running in the background (Close waits for it); a file named with the
+// process's own id is spared, since the process may be writing it.
+func TestStrayTempsOfSummariesRemovedAfterStartUp(t *testing.T) {
+	base := t.TempDir()
+	s := open(t, base)
+	c, dir := build(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dead := fmt.Sprintf("%d-1.tmp", deadPID(t))
+	own := fmt.Sprintf("%d-1.tmp", os.Getpid())
+	stray := []string{filepath.Join(dir, "004.json."+dead), filepath.Join(dir, "branches", "alt", "001.json."+dead)}
+	spared := filepath.Join(dir, "005.json."+own)
+	for _, p := range append(stray, spared) {
+		if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := open(t, base)
+	if got := len(s2.List(storage.Filter{})); got != 1 {
+		t.Fatalf("listed %d sessions", got)
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range stray {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("stray %s not removed (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(spared); err != nil {
+		t.Errorf("the process's own temporary file: %v", err)
+	}
+	s3 := open(t, base)
+	defer s3.Close()
+	if got := s3.Integrity(c.ID()); !got.Valid {
+		t.Errorf("integrity: %+v", got)
 	}
 }

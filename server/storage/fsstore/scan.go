@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
+	"github.com/thoughtbox-bench/tbbench/server/tmpfile"
 )
 
 // loadAll loads every session of the project at start-up and reports what
@@ -20,7 +21,9 @@ func (s *Store) loadAll() error {
 		return err
 	}
 	s.removedT += removeStrayTemps(s.sessionsDir)
+	s.starting = true
 	s.scan(true)
+	s.starting = false
 	if s.removedT > 0 {
 		s.log.Info("removed stray temporary files", "count", s.removedT)
 	}
@@ -108,7 +111,13 @@ func (s *Store) loadDirWith(dir, partition string, pre *summaryRead) bool {
 	if pre.ok {
 		// Stray temporary files go at start-up (D15) whether or not the
 		// session is read: their names say whether their writer lives.
-		s.removeSessionTemps(dir)
+		// Start-up leaves it to sweepStartupTemps, after it: reading every
+		// session's directories would be most of its work.
+		if s.starting {
+			s.unswept = append(s.unswept, dir)
+		} else {
+			s.removeSessionTemps(dir)
+		}
 		sf := s.summaryOf(dir, partition, pre.m)
 		s.mu.Lock()
 		s.files[id] = sf
@@ -153,7 +162,7 @@ func (s *Store) registered(id string) bool {
 
 // summaryRead is a session's manifest as readSummary read it.
 type summaryRead struct {
-	m  manifest
+	m  manifestSummary
 	ok bool
 }
 
@@ -238,18 +247,49 @@ func hasThoughtFiles(dir string) bool {
 	return false
 }
 
+// removeSessionTemps removes the stray temporary files of the session in
+// dir and of its branches.
 func (s *Store) removeSessionTemps(dir string) {
-	n := removeStrayTemps(dir)
-	if bdirs, err := os.ReadDir(filepath.Join(dir, "branches")); err == nil {
-		for _, b := range bdirs {
-			if b.IsDir() {
-				n += removeStrayTemps(filepath.Join(dir, "branches", b.Name()))
-			}
-		}
-	}
+	n := removeSessionTempsWith(dir, removeStrayTemps)
 	s.mu.Lock()
 	s.removedT += n
 	s.mu.Unlock()
+}
+
+// removeSessionTempsWith removes the temporary files of the session in dir
+// and of its branches with remove, and returns how many it removed.
+func removeSessionTempsWith(dir string, remove func(string) int) int {
+	n := remove(dir)
+	if bdirs, err := os.ReadDir(filepath.Join(dir, "branches")); err == nil {
+		for _, b := range bdirs {
+			if b.IsDir() {
+				n += remove(filepath.Join(dir, "branches", b.Name()))
+			}
+		}
+	}
+	return n
+}
+
+// sweepStartupTemps removes the stray temporary files of the sessions
+// start-up registered from their manifests (unswept), in the background
+// while the store serves, and logs how many it removed. It spares this
+// process's own files, which its writes may be creating meanwhile (a dead
+// process's file that happens to carry this process's id waits for the
+// next start-up). Close waits for it.
+func (s *Store) sweepStartupTemps(dirs []string) {
+	defer close(s.swept)
+	n := 0
+	for _, dir := range dirs {
+		select {
+		case <-s.sweepStop:
+			return
+		default:
+		}
+		n += removeSessionTempsWith(dir, tmpfile.RemoveStrayOfOthers)
+	}
+	if n > 0 {
+		s.log.Info("removed stray temporary files of the sessions read from their manifests", "count", n)
+	}
 }
 
 // sessionIDPattern is what a session directory name may look like; other

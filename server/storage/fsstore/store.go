@@ -54,6 +54,14 @@ type Store struct {
 	// dirs is what scans remember of the directories they read (under
 	// loadMu); see rescan.go.
 	dirs dirMemory
+	// starting is true while start-up scans (under loadMu); unswept are
+	// the directories of the sessions it registered from their manifests,
+	// whose stray temporary files sweepStartupTemps removes afterwards;
+	// swept is closed when it is done, sweepStop stops it early.
+	starting  bool
+	unswept   []string
+	swept     chan struct{}
+	sweepStop chan struct{}
 	// refreshes tracks the background journal refreshes of List.
 	refreshes  sync.WaitGroup
 	refreshing bool // under mu
@@ -99,7 +107,8 @@ type Config struct {
 
 // Open prepares the data directory base for project and loads every session
 // of the project. Damaged sessions are reported through the logger and by
-// Damaged; stray temporary files are removed.
+// Damaged; stray temporary files are removed (those of the sessions read
+// from their manifests in the background, see sweepStartupTemps).
 func Open(base, project string, opts ...Option) (*Store, error) {
 	abs, err := filepath.Abs(base)
 	if err != nil {
@@ -124,6 +133,9 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if err := s.loadAll(); err != nil {
 		return nil, err
 	}
+	s.swept, s.sweepStop = make(chan struct{}), make(chan struct{})
+	go s.sweepStartupTemps(s.unswept)
+	s.unswept = nil
 	if s.exportsDir != "" {
 		s.migrateExports()
 	}
@@ -423,6 +435,10 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	if s.swept != nil {
+		close(s.sweepStop)
+		<-s.swept
+	}
 	if s.stop != nil {
 		close(s.stop)
 		<-s.stopped

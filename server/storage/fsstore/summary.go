@@ -1,6 +1,9 @@
 package fsstore
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -19,11 +22,61 @@ import (
 // the original layout) is read whole at start-up, as before, so crash
 // recovery and manifest-level damage are handled and reported at start.
 
+// manifestSummary is what a summary needs of a manifest: the manifest
+// without its thought files' names, which start-up only counts.
+type manifestSummary struct {
+	ID           string           `json:"id"`
+	ThoughtFiles stringCount      `json:"thoughtFiles"`
+	BranchFiles  branchFiles      `json:"branchFiles"`
+	Metadata     manifestMetadata `json:"metadata"`
+	JournalSeq   int              `json:"journalSeq,omitempty"`
+	JournalBytes int64            `json:"journalBytes,omitempty"`
+}
+
+// stringCount decodes a JSON array of strings as the number of its
+// elements, without making the strings: start-up reads every session's
+// manifest, and decoding its file names was most of that work.
+type stringCount int
+
+// UnmarshalJSON counts the strings of the array (null: none); anything but
+// strings in it is an error, as it would be for a []string.
+func (n *stringCount) UnmarshalJSON(data []byte) error {
+	*n = 0
+	if string(data) == "null" {
+		return nil
+	}
+	inString, escaped, opened := false, false, false
+	for _, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			if !inString {
+				*n++
+			}
+			inString = !inString
+		case inString:
+		case c == '[' && !opened:
+			opened = true
+		case c == ']' || c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t':
+		default:
+			return fmt.Errorf("thoughtFiles: %q in a list of file names", c)
+		}
+	}
+	if !opened {
+		return errors.New("thoughtFiles is not a list")
+	}
+	return nil
+}
+
 // readSummary reads the manifest of the session in dir and reports whether
 // the session can be registered from it alone.
-func readSummary(dir string) (manifest, bool) {
-	var m manifest
-	if err := readJSON(filepath.Join(dir, "manifest.json"), &m); err != nil {
+func readSummary(dir string) (manifestSummary, bool) {
+	var m manifestSummary
+	data, err := readSmallFile(filepath.Join(dir, "manifest.json"))
+	if err != nil || json.Unmarshal(data, &m) != nil {
 		return m, false
 	}
 	if m.ID != filepath.Base(dir) || m.JournalSeq <= 0 || m.JournalBytes <= 0 {
@@ -35,12 +88,12 @@ func readSummary(dir string) (manifest, bool) {
 
 // summaryOf returns the session files and summary chain of the session in
 // dir, from its manifest m.
-func (s *Store) summaryOf(dir, partition string, m manifest) *sessionFiles {
+func (s *Store) summaryOf(dir, partition string, m manifestSummary) *sessionFiles {
 	id := filepath.Base(dir)
 	sf := newSessionFiles(id, dir, partition, s.wake, s.durability)
 	md := m.Metadata
 	sess := storage.Session{ID: id, Title: md.Title, Description: md.Description, Tags: md.Tags,
-		ThoughtCount: len(m.ThoughtFiles), BranchCount: len(m.BranchFiles.order), PartitionPath: partition,
+		ThoughtCount: int(m.ThoughtFiles), BranchCount: len(m.BranchFiles.order), PartitionPath: partition,
 		CreatedAt: md.CreatedAt, UpdatedAt: md.UpdatedAt, LastAccessedAt: md.LastAccessedAt}
 	if sess.Tags == nil {
 		sess.Tags = []string{}

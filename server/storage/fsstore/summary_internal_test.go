@@ -225,3 +225,31 @@ func TestSummaryFollowsAnotherProcess(t *testing.T) {
 	}
 	writer.Release(want.ID)
 }
+
+// TestStringCount: a manifest's thoughtFiles decode to their number, as a
+// []string would to its length, and what a []string would refuse is
+// refused.
+func TestStringCount(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		n    int
+		bad  bool
+	}{
+		{`[]`, 0, false}, {`null`, 0, false}, {`["001.json"]`, 1, false},
+		{"[ \"001.json\",\n\t\"002.json\" ]", 2, false}, {`["a,b", "c\"]d", "[e]"]`, 3, false},
+		{`[1]`, 0, true}, {`[["a"]]`, 0, true}, {`{"a":"b"}`, 0, true}, {`"a"`, 0, true}, {`[true]`, 0, true},
+	} {
+		var want []string
+		wantErr := json.Unmarshal([]byte(c.json), &want) != nil
+		var m struct {
+			F stringCount `json:"f"`
+		}
+		err := json.Unmarshal([]byte(`{"f":`+c.json+`}`), &m)
+		if (err != nil) != c.bad || wantErr != c.bad {
+			t.Errorf("%s: error %v, []string error %v, want error %v", c.json, err, wantErr, c.bad)
+		}
+		if !c.bad && (int(m.F) != c.n || len(want) != c.n) {
+			t.Errorf("%s: counted %d, []string has %d, want %d", c.json, m.F, len(want), c.n)
+		}
+	}
+}
