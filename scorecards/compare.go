@@ -68,12 +68,12 @@ type Regression struct {
 
 // Limits are the largest drops that are not regressions, by axis name and
 // by level, as fractions (0.02 = 2 pp). A figure without a limit uses
-// Default, or DefaultMinEffect when Default is 0. A limit makes an
+// Default, or DefaultMinEffect when Default is nil. A limit makes an
 // informational level (not required in either run, or quirk) gated.
 type Limits struct {
 	Axes    map[string]float64
 	Levels  map[Level]float64
-	Default float64
+	Default *float64
 }
 
 // limit returns the limit of a figure and whether one was given.
@@ -87,8 +87,8 @@ func (l Limits) limit(kind, name string) (float64, bool) {
 		v, ok = l.Levels[Level(name)]
 	}
 	if !ok {
-		if l.Default > 0 {
-			return l.Default, false
+		if l.Default != nil {
+			return *l.Default, false
 		}
 		return DefaultMinEffect, false
 	}

@@ -119,7 +119,8 @@ func Compare(base, cur Run, g *Gates) Result {
 // scoreLimits returns the drop limits the rules set on axes and levels, and
 // the minimum effect for the others.
 func (g *Gates) scoreLimits() scorecards.Limits {
-	l := scorecards.Limits{Axes: map[string]float64{}, Levels: map[scorecards.Level]float64{}, Default: g.MinEffect}
+	effect := g.MinEffect
+	l := scorecards.Limits{Axes: map[string]float64{}, Levels: map[scorecards.Level]float64{}, Default: &effect}
 	for _, r := range g.Rules {
 		if r.Op != "drop" {
 			continue

@@ -199,4 +199,7 @@ func TestOneMinimumEffectForScoresAndFigures(t *testing.T) {
 	if res.Scores.Deltas[0].Limit != 0.1 {
 		t.Fatalf("score limit %v, want the minimum effect 0.1", res.Scores.Deltas[0].Limit)
 	}
+	if res := Compare(base, cur, mustGates(t, "min-effect: 0%\n")); len(res.Scores.Regressions) != 1 || res.Scores.Deltas[0].Limit != 0 {
+		t.Fatalf("a minimum effect of 0 is a limit of 0: %+v", res.Scores.Deltas[0])
+	}
 }

@@ -23,11 +23,20 @@ type contextFile struct {
 	State json.RawMessage `json:"state"`
 }
 
+// contextTempDir is the directory inside contexts/ where a context's new
+// file is written before it is renamed into place (see writeFileAtomicVia):
+// start-up removes the stray ones there (D15) without reading every
+// context's name. (Created in the contexts directory itself, they were
+// never removed.)
+const contextTempDir = "writing"
+
+func (s *Store) contextsDir() string { return filepath.Join(filepath.Dir(s.sessionsDir), "contexts") }
+
 func (s *Store) contextPath(id string) (string, error) {
 	if !storage.ValidContextID(id) {
 		return "", fmt.Errorf("context %q: %w", id, storage.ErrContextNotFound)
 	}
-	return filepath.Join(filepath.Dir(s.sessionsDir), "contexts", id+".json"), nil
+	return filepath.Join(s.contextsDir(), id+".json"), nil
 }
 
 // PutContext writes the context's file (storage.ContextStore).
@@ -40,7 +49,7 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := writeFileAtomicVia(filepath.Join(s.contextsDir(), contextTempDir), path, data); err != nil {
 		return err
 	}
 	if d := time.Since(used); d > time.Second || d < -time.Second {
@@ -101,7 +110,7 @@ func (s *Store) DeleteContext(id string) error {
 // ExpireContexts removes the files of contexts last used before cutoff
 // (storage.ContextStore), by the time each file records.
 func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
-	dir := filepath.Join(filepath.Dir(s.sessionsDir), "contexts")
+	dir := s.contextsDir()
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil

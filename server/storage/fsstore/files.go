@@ -21,14 +21,26 @@ func writeAtomic(path string, v any) error {
 	return writeFileAtomic(path, data)
 }
 
+// writeFileAtomic writes data to path through a temporary file beside it
+// and a rename.
 func writeFileAtomic(path string, data []byte) error {
+	return writeFileAtomicVia(filepath.Dir(path), path, data)
+}
+
+// writeFileAtomicVia is writeFileAtomic with the temporary file created in
+// tmpDir, a directory on path's file system (created when missing), so
+// that the files left by a writer that died are found in a small directory
+// of their own instead of among thousands.
+func writeFileAtomicVia(tmpDir, path string, data []byte) error {
 	// The file is created 0600 less the umask: private to the user.
 	prefix := tmpfile.Prefix(filepath.Base(path))
-	fd, tmp, err := createTemp(filepath.Dir(path), prefix, tmpfile.Suffix)
+	fd, tmp, err := createTemp(tmpDir, prefix, tmpfile.Suffix)
 	if errors.Is(err, os.ErrNotExist) {
 		// First file of a branch: create its directory.
-		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			fd, tmp, err = createTemp(filepath.Dir(path), prefix, tmpfile.Suffix)
+		if err = os.MkdirAll(tmpDir, 0o700); err == nil {
+			if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+				fd, tmp, err = createTemp(tmpDir, prefix, tmpfile.Suffix)
+			}
 		}
 	}
 	if err != nil {

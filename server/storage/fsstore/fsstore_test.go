@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 	"github.com/thoughtbox-bench/tbbench/server/storage/fsstore"
@@ -373,5 +374,37 @@ func TestStrayTempsOfSummariesRemovedAfterStartUp(t *testing.T) {
 	defer s3.Close()
 	if got := s3.Integrity(c.ID()); !got.Valid {
 		t.Errorf("integrity: %+v", got)
+	}
+}
+
+// TestContextFilesAreWrittenBesideAndTheirStraysRemoved: a context's file is
+// written in contexts/writing and renamed into contexts/, which holds
+// nothing else but the contexts; a dead writer's temporary file there is
+// removed at start-up.
+func TestContextFilesAreWrittenBesideAndTheirStraysRemoved(t *testing.T) {
+	base := t.TempDir()
+	s := open(t, base)
+	const id = "0123456789abcdef0123456789abcdef"
+	if err := s.PutContext(id, []byte(`{"stage":1}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(base, "projects", "_default", "contexts")
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 2 || !slices.Contains(files, filepath.Join(dir, id+".json")) {
+		t.Fatalf("contexts/ holds %v, want the context and writing/", files)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stray := filepath.Join(dir, "writing", fmt.Sprintf("%s.json.%d-1.tmp", id, deadPID(t)))
+	if err := os.WriteFile(stray, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2 := open(t, base)
+	defer s2.Close()
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("stray %s not removed at start-up (%v)", stray, err)
+	}
+	if state, _, err := s2.GetContext(id); err != nil || string(state) != `{"stage":1}` {
+		t.Errorf("context after a restart: %s, %v", state, err)
 	}
 }
