@@ -95,27 +95,11 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		return exitBadInput
+	parsed, code, ok := tf.parse(fs, args, eraFlag)
+	if !ok {
+		return code
 	}
-	eras, explicit, err := erasOf(*eraFlag)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench: --era:", err)
-		return exitBadInput
-	}
-	spec := tf.spec()
-	if err := spec.Validate(); err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitBadInput
-	}
-	family, err := tf.family()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitBadInput
-	}
+	eras, explicit, spec, family := parsed.eras, parsed.explicit, parsed.spec, parsed.family
 	kind := spec.Kind()
 	required := []string{"core"}
 	if kind == target.KindEmbedded {

@@ -95,27 +95,11 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitPass
-		}
-		return exitBadInput
+	parsed, code, ok := tf.parse(fs, args, eraFlag)
+	if !ok {
+		return code
 	}
-	eras, explicit, err := erasOf(*eraFlag)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench: --era:", err)
-		return exitBadInput
-	}
-	spec := tf.spec()
-	if err := spec.Validate(); err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitBadInput
-	}
-	prof, err := tf.family()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
-		return exitBadInput
-	}
+	eras, explicit, spec, prof := parsed.eras, parsed.explicit, parsed.spec, parsed.family
 	runID, dir := rd.resolve(spec, "-robust")
 	if *critique == 0 && spec.Kind() == target.KindEmbedded {
 		*critique = embedded.CritiqueTimeout

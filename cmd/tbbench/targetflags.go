@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -39,6 +41,43 @@ func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
 	fs.StringVar(&f.profile, "profile", "auto", "the target's family: `auto` (detected from tools/list), "+strings.Join(profile.Names(), ", "))
 	return f
+}
+
+// parsedTarget is what a run that judges a target in one or more eras
+// reads from its flags.
+type parsedTarget struct {
+	eras     []target.Era
+	explicit bool // the eras were named (--era)
+	spec     targetspec.Spec
+	family   profile.Profile // nil: detect it
+}
+
+// parse parses args with fs (which holds f's flags and era, the --era
+// flag), then the eras and the target: ok is false when the command ends
+// here, with code (0 after --help; 2, the error printed naming the flag,
+// on bad input).
+func (f *targetFlags) parse(fs *flag.FlagSet, args []string, era *string) (p parsedTarget, code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return p, exitPass, false
+		}
+		return p, exitBadInput, false
+	}
+	var err error
+	if p.eras, p.explicit, err = erasOf(*era); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench: --era:", err)
+		return p, exitBadInput, false
+	}
+	p.spec = f.spec()
+	if err := p.spec.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return p, exitBadInput, false
+	}
+	if p.family, err = f.family(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return p, exitBadInput, false
+	}
+	return p, 0, true
 }
 
 // family returns the profile --profile names, nil for auto (detect it);
