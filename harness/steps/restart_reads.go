@@ -190,29 +190,32 @@ func (w *World) resourceRead(uri string) func() (any, error) {
 
 // masked returns v with the volatile fields' values and the times inside
 // texts replaced by "*".
-func masked(v any) any {
+func masked(v any) any { return maskKeys(v, volatileFields, true) }
+
+// maskKeys returns v with the values of keys replaced by "*" at any depth;
+// with texts, the times inside texts too. A time that is the whole value
+// is data (createdAt, a thought's timestamp) and is kept; times inside a
+// text (the markdown export's "exported at") are masked.
+func maskKeys(v any, keys map[string]bool, texts bool) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			if volatileFields[k] {
+			if keys[k] {
 				out[k] = "*"
 				continue
 			}
-			out[k] = masked(e)
+			out[k] = maskKeys(e, keys, texts)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = masked(e)
+			out[i] = maskKeys(e, keys, texts)
 		}
 		return out
 	case string:
-		// A time that is the whole value is data (createdAt, a thought's
-		// timestamp) and is compared; times inside a text (the markdown
-		// export's "exported at") are masked.
-		if isoTime.FindString(x) == x {
+		if !texts || isoTime.FindString(x) == x {
 			return x
 		}
 		return isoTime.ReplaceAllString(x, "*")

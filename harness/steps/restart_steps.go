@@ -139,26 +139,7 @@ func updatedAt(entry any) string {
 }
 
 // withoutUpdatedAt returns v with every updatedAt masked.
-func withoutUpdatedAt(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if k == "updatedAt" {
-				e = "*"
-			}
-			out[k] = withoutUpdatedAt(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withoutUpdatedAt(e)
-		}
-		return out
-	}
-	return v
-}
+func withoutUpdatedAt(v any) any { return maskKeys(v, map[string]bool{"updatedAt": true}, false) }
 
 func (w *World) keepEveryRead(name string) error {
 	answers, err := w.readEverything()
