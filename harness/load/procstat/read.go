@@ -28,11 +28,22 @@ type Sample struct {
 // CPU returns the CPU time used so far, user plus system.
 func (s Sample) CPU() time.Duration { return s.User + s.System }
 
+// readProc reads /proc/<pid>/<name>. A process that ends while its file is
+// read gives ESRCH rather than ENOENT: either way the error wraps
+// os.ErrNotExist.
+func readProc(pid int, name string) ([]byte, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, name))
+	if errors.Is(err, syscall.ESRCH) {
+		err = fmt.Errorf("%w (%v)", os.ErrNotExist, err)
+	}
+	return data, err
+}
+
 // Read returns the current CPU times and RSS of process pid. The error wraps
 // os.ErrNotExist when the process does not exist (any more).
 func Read(pid int) (Sample, error) {
 	at := time.Now()
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	stat, err := readProc(pid, "stat")
 	if err != nil {
 		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
 	}
@@ -40,11 +51,7 @@ func Read(pid int) (Sample, error) {
 	if err != nil {
 		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
 	}
-	statm, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
-	if errors.Is(err, syscall.ESRCH) {
-		// The process ended between the two reads.
-		err = fmt.Errorf("%w (%v)", os.ErrNotExist, err)
-	}
+	statm, err := readProc(pid, "statm")
 	if err != nil {
 		return Sample{}, fmt.Errorf("procstat: pid %d: %w", pid, err)
 	}
