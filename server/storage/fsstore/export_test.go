@@ -37,3 +37,7 @@ func RefreshInBackground(t interface{ Cleanup(func()) }) {
 	refreshInline = 0
 	t.Cleanup(func() { refreshInline = old })
 }
+
+// WaitStartupSweep waits until the background sweep of the stray temporary
+// files start-up left to it is done.
+func (s *Store) WaitStartupSweep() { <-s.swept }
