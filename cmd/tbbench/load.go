@@ -34,12 +34,13 @@ import (
 // Exit statuses of tbbench load.
 const (
 	exitLoadPass       = 0
-	exitLoadFail       = 1 // thoughts lost or a phase aborted
+	exitLoadFail       = 1 // thoughts lost, answered without an acknowledgement, or a phase aborted
 	exitLoadBadInput   = 2 // bad flags or workload, or an unreachable target
 	exitLoadThresholds = threshold.ExitThresholds
 	// exitLoadInconclusive: the run could not tell (the no-op ceiling could
-	// not hold the tier, or a relative threshold's interval straddled its
-	// limit): neither pass nor fail.
+	// not hold the tier, a relative threshold's interval straddled its
+	// limit, or a phase got no thought call answered): neither pass nor
+	// fail.
 	exitLoadInconclusive = 3
 )
 
@@ -120,11 +121,12 @@ transcripts/ (the first user's calls per phase, and every error), and
 prometheus/ (the configuration, log and own calls of the Prometheus that
 scraped the sidecars).
 
-Exit status: 0 pass; 1 thoughts lost or a phase aborted; 2 bad input, an
-unreachable target, or nothing judged (every relative threshold rests on one
-round: no confidence interval; the first line says so); 3 inconclusive (the
-machine could not sustain the tier, or a relative threshold could not tell);
-99 a threshold failed.
+Exit status: 0 pass; 1 thoughts lost, thought calls answered without an
+acknowledgement, or a phase aborted; 2 bad input, an unreachable target, or
+nothing judged (every relative threshold rests on one round: no confidence
+interval; the first line says so); 3 inconclusive (the machine could not
+sustain the tier, a relative threshold could not tell, or a phase got no
+thought call answered); 99 a threshold failed.
 
 Flags:
 `)

@@ -133,7 +133,9 @@ func TestLoadSubjectsAndInconclusive(t *testing.T) {
 `), 0o644)
 	code, stderr := capture(t, "load", "--in-process", "--prometheus", "off", "--workload", w, "--out", dir, "--run-id", "ab", "--progress", "lines",
 		"--subject", "base=embedded:memory", "--subject", "head=embedded:memory")
-	if code != exitLoadPass {
+	// A busy machine may answer no thought call in a round of 300 ms: the
+	// run then cannot tell whether the target loses thoughts, and says so.
+	if code != exitLoadPass && (code != exitLoadInconclusive || !strings.Contains(stderr, "no thought call was answered in")) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	rep, err := loadreport.ReadReport(filepath.Join(dir, "ab", "load.json"))

@@ -204,8 +204,9 @@ const (
 	VerdictPass = "pass"
 	VerdictFail = "fail"
 	// VerdictInconclusive is a run that could not tell: the no-op ceiling
-	// could not hold the tier, or a relative threshold's interval
-	// straddled its limit. Never a pass, never a fail.
+	// could not hold the tier, a relative threshold's interval straddled
+	// its limit, or a phase got no thought call answered. Never a pass,
+	// never a fail.
 	VerdictInconclusive = "inconclusive"
 )
 
@@ -379,10 +380,12 @@ func sortedRounds[V any](m map[int]V) []int { return slices.Sorted(maps.Keys(m))
 // its thresholds judged the machine, not the server, and are listed as
 // notes. Then a failed threshold (absolute or relative) fails the run, and
 // a relative threshold whose interval straddles its limit makes it
-// inconclusive.
+// inconclusive, as does a phase in which no thought call was answered
+// (there is nothing to read back). Thought calls answered without an
+// acknowledgement fail it.
 func (r *Report) judge() {
 	r.Problems, r.Notes = []string{}, []string{}
-	var thresholds []string
+	var thresholds, idle []string
 	for _, p := range r.Phases {
 		if p.Aborted != "" && !p.Probe {
 			r.Problems = append(r.Problems, p.Name+": "+p.Aborted)
@@ -396,8 +399,15 @@ func (r *Report) judge() {
 			r.Problems = append(r.Problems, fmt.Sprintf("%s: %d of %d acknowledged thoughts could not be read back", p.Name, v.Missing, v.Acknowledged))
 		}
 		if v := p.Verification; v != nil && v.Acknowledged == 0 {
-			// Nothing kept, nothing lost: the no-loss gate can not pass on it.
-			r.Problems = append(r.Problems, fmt.Sprintf("%s: the target acknowledged no thought, so the run cannot show that it loses none", p.Name))
+			// Nothing kept, nothing lost: the no-loss gate can not pass on
+			// it. Thought calls answered without an acknowledgement are
+			// the target's fault; a phase that got no thought call answered
+			// at all (a short round on a busy machine) cannot tell.
+			if n := thoughtsAnswered(p); n > 0 {
+				r.Problems = append(r.Problems, fmt.Sprintf("%s: the target answered %d thought call(s) without acknowledging a thought, so the run cannot show that it loses none", p.Name, n))
+			} else {
+				idle = append(idle, p.Name)
+			}
 		}
 	}
 	for _, s := range r.Stress {
@@ -431,12 +441,34 @@ func (r *Report) judge() {
 		}
 	case len(thresholds) > 0:
 		r.Verdict, r.Problems, r.thresholdsFailed = VerdictFail, thresholds, true
-	case len(unsure) > 0:
+	case len(unsure) > 0 || len(idle) > 0:
 		r.Verdict = VerdictInconclusive
-		r.Inconclusive = "the run cannot tell whether " + strings.Join(unsure, "; ") + ": the confidence interval straddles the limit (more rounds narrow it)"
+		var why []string
+		if len(unsure) > 0 {
+			why = append(why, "the run cannot tell whether "+strings.Join(unsure, "; ")+": the confidence interval straddles the limit (more rounds narrow it)")
+		}
+		if len(idle) > 0 {
+			why = append(why, "no thought call was answered in "+strings.Join(idle, ", ")+", so the run cannot show that the target loses none (longer rounds would)")
+		}
+		r.Inconclusive = strings.Join(why, "; ")
 	default:
 		r.Verdict = VerdictPass
 	}
+}
+
+// thoughtsAnswered counts the phase's thought and revision calls that
+// succeeded: each should have been acknowledged.
+func thoughtsAnswered(p PhaseResult) uint64 {
+	var n uint64
+	if p.Metrics == nil {
+		return 0
+	}
+	for _, op := range []workload.Op{workload.OpThought, workload.OpRevision} {
+		if o := p.Metrics.Ops[string(op)]; o != nil {
+			n += o.Successes
+		}
+	}
+	return n
 }
 
 // passed reports whether an outcome passed; a threshold that does not

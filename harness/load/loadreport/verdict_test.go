@@ -230,3 +230,34 @@ func TestPairedRatio(t *testing.T) {
 		t.Fatalf("%+v", one)
 	}
 }
+
+// A phase that acknowledged no thought cannot show that none was lost:
+// when its thought calls were answered, the target answered them without
+// an acknowledgement and the run fails; when none was answered (a round
+// too short for the machine), the run cannot tell and is inconclusive.
+func TestVerdictOnAPhaseThatAcknowledgedNothing(t *testing.T) {
+	run := func() *Report {
+		r := syntheticRun(t, "base", map[string][]roundFig{
+			"base": same(8, 2*time.Millisecond, 300), "head": same(8, 2*time.Millisecond, 300), CeilingLabel: same(8, time.Millisecond, 100)})
+		if r.Verdict != VerdictPass {
+			t.Fatalf("before: verdict %s (%s), problems %v", r.Verdict, r.Inconclusive, r.Problems)
+		}
+		return r
+	}
+	r := run()
+	head := r.roundPhases("head")[2]
+	head.Verification.Acknowledged = 0
+	r.judge()
+	if r.Verdict != VerdictFail || len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "head: the target answered 200 thought call(s) without acknowledging") {
+		t.Errorf("answered, none acknowledged: verdict %s, problems %q", r.Verdict, r.Problems)
+	}
+
+	r = run()
+	head = r.roundPhases("head")[2]
+	head.Verification.Acknowledged = 0
+	head.Metrics.Ops[string(workload.OpThought)].Successes = 0
+	r.judge()
+	if r.Verdict != VerdictInconclusive || len(r.Problems) != 0 || !strings.Contains(r.Inconclusive, "no thought call was answered in head,") {
+		t.Errorf("none answered: verdict %s (%s), problems %q", r.Verdict, r.Inconclusive, r.Problems)
+	}
+}
