@@ -309,16 +309,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			var rec *transcript.Recorder
 			var start time.Time
 			var release func()
-			// skipped is why a step skipped the rest of the scenario
-			// (godog.ErrSkip, wrapped with the reason): not applicable,
-			// never passed.
-			var skipped error
-			sc.StepContext().After(func(c context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
-				if errors.Is(err, godog.ErrSkip) && skipped == nil {
-					skipped = err
-				}
-				return c, err
-			})
+			skipped := watchSkips(sc)
 			sc.Before(func(c context.Context, s *godog.Scenario) (context.Context, error) {
 				start = time.Now()
 				res = ScenarioResult{Name: s.Name, Feature: filepath.Base(s.Uri)}
@@ -327,7 +318,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					tags = append(tags, t.Name)
 				}
 				res.Level, res.Suite = classify(tags)
-				skipped = nil
+				skipped.reset()
 				why := notForFamily(tags, prof)
 				if why == "" {
 					why = notApplicable(tags, o.Target, stdio, proxied, o.Era)
@@ -370,10 +361,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					// Whatever the steps before it found, the scenario
 					// could not be played through on this family.
 					res.Status, res.Failure = NotApplicable, "needs what the target's family lacks: "+lacks.Error()
-				case skipped == godog.ErrSkip:
-					res.Status, res.Failure = Failed, "a step skipped the scenario without saying why (wrap godog.ErrSkip with the reason)"
-				case skipped != nil:
-					res.Status, res.Failure = NotApplicable, skipped.Error()
+				case skipped.err != nil:
+					res.Status, res.Failure = skipped.verdict()
 				case err != nil:
 					res.Status, res.Failure = Failed, err.Error()
 				case cerr != nil:

@@ -1,37 +1,16 @@
 package report
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/thoughtbox-bench/tbbench/scorecards"
+	"github.com/thoughtbox-bench/tbbench/server/chromiumtest"
 )
-
-// chromium returns the headless browser the test drives, failing the test
-// (never skipping it) when none is installed: make test and .ci/run install
-// Debian's chromium.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Fatal("chromium is not installed (apt-get install chromium, or make test, which installs it): the scorecard page cannot be opened in a browser")
-	return ""
-}
 
 // pageFacts is what the browser measures on the page.
 type pageFacts struct {
@@ -86,7 +65,7 @@ const visibleChecks = `((id) => {
 // screenshot is written beside the page (set TBBENCH_REPORT_DIR to keep
 // both).
 func TestPageInChromium(t *testing.T) {
-	browser := chromium(t)
+	browser := chromiumtest.Path(t, "the scorecard page")
 	dir := os.Getenv("TBBENCH_REPORT_DIR")
 	if dir == "" {
 		dir = t.TempDir()
@@ -102,43 +81,8 @@ func TestPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
-	defer cancel()
-	ctx, cancel = chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 1000))...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var problems []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		var p string
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				p = fmt.Sprintf("console.%s: %d arguments", ev.Type, len(ev.Args))
-				for _, a := range ev.Args {
-					p += fmt.Sprintf(" %s%s", a.Description, a.Value)
-				}
-			}
-		case *runtime.EventExceptionThrown:
-			p = "exception: " + ev.ExceptionDetails.Text
-			if ev.ExceptionDetails.Exception != nil {
-				p += " " + ev.ExceptionDetails.Exception.Description
-			}
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-				p = fmt.Sprintf("browser log %s (%s): %s %s", ev.Entry.Level, ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
-			}
-		}
-		if p != "" {
-			mu.Lock()
-			problems = append(problems, p)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
+	tab := chromiumtest.Open(t, browser, 1280, 1000, 40*time.Second)
+	ctx := tab.Ctx
 
 	start := time.Now()
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
@@ -170,19 +114,11 @@ func TestPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	img, err := png.Decode(bytes.NewReader(shot))
-	if err != nil || img.Bounds().Dx() < 1000 || img.Bounds().Dy() < 2000 {
-		t.Errorf("screenshot is not a full-page PNG: %v", err)
-	}
 	shotPath := filepath.Join(dir, "scorecard.png")
-	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
-		t.Fatal(err)
+	if b := chromiumtest.KeepScreenshot(t, shot, shotPath); b.Dx() < 1000 || b.Dy() < 2000 {
+		t.Errorf("screenshot is %d×%d, not a full page", b.Dx(), b.Dy())
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
-		t.Errorf("console: %s", p)
-	}
+	tab.CheckConsole(t)
 	t.Logf("page %s and screenshot %s checked in %.1f s", page, shotPath, time.Since(start).Seconds())
 }
 

@@ -217,15 +217,8 @@ var (
 // exportTagsAndTitle checks the export's session tags and that it has a
 // title, whatever the server made it.
 func (w *World) exportTagsAndTitle(tags string) error {
-	d, err := w.doc()
+	s, err := w.exportedSession()
 	if err != nil {
-		return err
-	}
-	var s struct {
-		Title string   `json:"title"`
-		Tags  []string `json:"tags"`
-	}
-	if err := json.Unmarshal(d.Session, &s); err != nil {
 		return err
 	}
 	want := list(w.expand(tags))

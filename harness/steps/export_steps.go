@@ -195,16 +195,26 @@ func (w *World) exportShape(version string, n int) error {
 	return w.exportNodeCount(n)
 }
 
-func (w *World) exportSessionTitleTags(title, tags string) error {
+// exportSession is the export's session as the title and tags steps read
+// it.
+type exportSession struct {
+	Title string   `json:"title"`
+	Tags  []string `json:"tags"`
+}
+
+// exportedSession reads the session of the last export.
+func (w *World) exportedSession() (exportSession, error) {
+	var s exportSession
 	d, err := w.doc()
 	if err != nil {
-		return err
+		return s, err
 	}
-	var s struct {
-		Title string   `json:"title"`
-		Tags  []string `json:"tags"`
-	}
-	if err := json.Unmarshal(d.Session, &s); err != nil {
+	return s, json.Unmarshal(d.Session, &s)
+}
+
+func (w *World) exportSessionTitleTags(title, tags string) error {
+	s, err := w.exportedSession()
+	if err != nil {
 		return err
 	}
 	if s.Title != w.expand(title) || strings.Join(s.Tags, ", ") != strings.Join(list(tags), ", ") {

@@ -161,6 +161,40 @@ func (w *Writer) OptInt(n *int) {
 	w.Int(*n)
 }
 
+// OmitNilBool writes key and *b, or nothing when b is nil: a *bool field
+// with encoding/json's omitempty.
+func (w *Writer) OmitNilBool(key string, b *bool) {
+	if b != nil {
+		w.Key(key)
+		w.Bool(*b)
+	}
+}
+
+// OmitNilInt writes key and *n, or nothing when n is nil.
+func (w *Writer) OmitNilInt(key string, n *int) {
+	if n != nil {
+		w.Key(key)
+		w.Int(*n)
+	}
+}
+
+// OmitNilString writes key and *s, or nothing when s is nil.
+func (w *Writer) OmitNilString(key string, s *string) {
+	if s != nil {
+		w.Key(key)
+		w.String(*s)
+	}
+}
+
+// OmitEmptyString writes key and s, or nothing when s is "": a string
+// field with encoding/json's omitempty.
+func (w *Writer) OmitEmptyString(key, s string) {
+	if s != "" {
+		w.Key(key)
+		w.String(s)
+	}
+}
+
 // Strings writes an array of strings, or null for a nil slice.
 func (w *Writer) Strings(ss []string) {
 	if ss == nil {

@@ -30,24 +30,14 @@ const (
 	MaxTagLength = 100
 )
 
-// thoughtArgs are the decoded arguments of a thought call.
+// thoughtArgs are the decoded arguments of a thought call: the chain entry
+// it asks for, and what the call asks of the session and the answer.
 type thoughtArgs struct {
-	Thought           string
-	ThoughtNumber     int
-	TotalThoughts     int
-	NextThoughtNeeded bool
-	IsRevision        *bool
-	RevisesThought    *int
-	BranchFromThought *int
-	BranchID          string
-	NeedsMoreThoughts *bool
-	IncludeGuide      *bool
-	SessionTitle      string
-	SessionTags       []string
-	AgentID           string
-	AgentName         string
-	Critique          bool
-	Verbose           bool
+	storage.Entry
+	SessionTitle string
+	SessionTags  []string
+	Critique     bool
+	Verbose      bool
 }
 
 // fields is an args object split into its raw members.

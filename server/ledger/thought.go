@@ -94,7 +94,7 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 		if a.RevisesThought != nil {
 			return reply.ErrorJSON(failure{Error: fmt.Sprintf("revisesThought %d does not name an existing thought: there is no active reasoning session yet", *a.RevisesThought), Status: "failed"})
 		}
-		if err := storage.CheckFirst(entry(a)); err != nil {
+		if err := storage.CheckFirst(a.Entry); err != nil {
 			// A refused first thought leaves nothing behind: no session.
 			var rule *storage.RuleError
 			if errors.As(err, &rule) {
@@ -116,7 +116,7 @@ func (h *Handler) record(ctx context.Context, a thoughtArgs) reply.Reply {
 	} else if _, err := h.cfg.Store.Open(chain.ID()); err != nil {
 		return reply.ErrorJSON(failure{Error: "the thought could not be stored: " + err.Error(), Status: "failed"})
 	}
-	added, err := chain.Append(entry(a))
+	added, err := chain.Append(a.Entry)
 	h.cfg.Store.Release(chain.ID())
 	if err != nil {
 		var rule *storage.RuleError
@@ -169,16 +169,6 @@ func (h *Handler) answer(chain *storage.Chain, added storage.Appended, a thought
 			"Workflow for exploring several hypotheses on branches and converging on one", "text/markdown")
 	}
 	return r
-}
-
-// entry is the chain entry of a thought call.
-func entry(a thoughtArgs) storage.Entry {
-	return storage.Entry{
-		Thought: a.Thought, ThoughtNumber: a.ThoughtNumber, TotalThoughts: a.TotalThoughts,
-		NextThoughtNeeded: a.NextThoughtNeeded, IsRevision: a.IsRevision, RevisesThought: a.RevisesThought,
-		BranchFromThought: a.BranchFromThought, BranchID: a.BranchID, NeedsMoreThoughts: a.NeedsMoreThoughts,
-		IncludeGuide: a.IncludeGuide, AgentID: a.AgentID, AgentName: a.AgentName,
-	}
 }
 
 // minimal renders the default answer {thoughtNumber, sessionId} directly:

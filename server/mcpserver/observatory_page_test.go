@@ -1,35 +1,16 @@
 package mcpserver_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-)
 
-// chromium returns the headless browser the page test drives, failing the
-// test (never skipping it) when none is installed: make test and .ci/run
-// install Debian's chromium.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Fatal("chromium is not installed (apt-get install chromium, or make test, which installs it): the Observatory page cannot be opened in a browser")
-	return ""
-}
+	"github.com/thoughtbox-bench/tbbench/server/chromiumtest"
+)
 
 // graphFacts is what the browser sees of the reasoning graph.
 type graphFacts struct {
@@ -67,41 +48,12 @@ const measureGraph = `(() => {
 // branch, a closing thought — and the graph checked after each step, then a
 // screenshot.
 func TestObservatoryPageInChromium(t *testing.T) {
-	browser := chromium(t)
+	browser := chromiumtest.Path(t, "the Observatory page")
 	srv, url := newHTTPServer(t, observatoryConfig(t))
 	page := "http://" + srv.ObservatoryAddr().String() + "/"
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	ctx, cancel = chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 800))...)
-	defer cancel()
-	ctx, cancel = chromedp.NewContext(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var problems []string
-	if err := chromedp.Listen(ctx, func(ev any) {
-		var p string
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				p = fmt.Sprintf("console.%s with %d arguments", ev.Type, len(ev.Args))
-			}
-		case *runtime.EventExceptionThrown:
-			p = "exception: " + ev.ExceptionDetails.Text
-		case *log.EventEntryAdded:
-			if ev.Entry.Level == log.EntryLevelError || ev.Entry.Level == log.EntryLevelWarning {
-				p = fmt.Sprintf("browser log %s: %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
-			}
-		}
-		if p != "" {
-			mu.Lock()
-			problems = append(problems, p)
-			mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
+	tab := chromiumtest.Open(t, browser, 1280, 800, 30*time.Second)
+	ctx := tab.Ctx
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(page)); err != nil {
 		t.Fatalf("opening %s: %v", page, err)
 	}
@@ -171,26 +123,15 @@ func TestObservatoryPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
-	img, err := png.Decode(bytes.NewReader(shot))
-	if err != nil {
-		t.Fatalf("screenshot is not a PNG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 800 {
-		t.Fatalf("screenshot is %d×%d, want 1280×800", b.Dx(), b.Dy())
-	}
 	dir := os.Getenv("TBBENCH_REPORT_DIR")
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	shotPath := filepath.Join(dir, "observatory.png")
-	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
-		t.Fatal(err)
+	if b := chromiumtest.KeepScreenshot(t, shot, shotPath); b.Dx() != 1280 || b.Dy() != 800 {
+		t.Fatalf("screenshot is %d×%d, want 1280×800", b.Dx(), b.Dy())
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, p := range problems {
-		t.Errorf("console: %s", p)
-	}
+	tab.CheckConsole(t)
 	t.Logf("page %s checked; screenshot %s", page, shotPath)
 }
 

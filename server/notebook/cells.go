@@ -23,11 +23,7 @@ type cellAnswer struct {
 const cellTypes = "title, markdown, code"
 
 func (s *Service) addCell(a args) (any, error) {
-	id, err := a.requiredString("notebookId")
-	if err != nil {
-		return nil, err
-	}
-	cellType, err := a.requiredString("cellType")
+	ids, err := a.requiredStrings("notebookId", "cellType")
 	if err != nil {
 		return nil, err
 	}
@@ -35,12 +31,14 @@ func (s *Service) addCell(a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	n, err := s.st.get(id)
-	if err != nil {
-		return nil, err
-	}
+	return s.st.with(ids[0], func(n *Notebook) (any, error) {
+		return s.insertCell(n, a, ids[1], position, hasPosition)
+	})
+}
+
+// insertCell adds a cell of cellType to n, at position when hasPosition
+// and the position is in range, else at the end; the store is locked.
+func (s *Service) insertCell(n *Notebook, a args, cellType string, position int64, hasPosition bool) (any, error) {
 	content, _ := a.str("content")
 	cell := &Cell{Type: cellType}
 	switch cellType {
@@ -91,26 +89,18 @@ func (s *Service) addCell(a args) (any, error) {
 }
 
 func (s *Service) updateCell(a args) (any, error) {
-	id, err := a.requiredString("notebookId")
+	ids, err := a.requiredStrings("notebookId", "cellId", "content")
 	if err != nil {
 		return nil, err
 	}
-	cellID, err := a.requiredString("cellId")
-	if err != nil {
+	return s.st.with(ids[0], func(n *Notebook) (any, error) { return s.replaceCell(n, ids[1], ids[2]) })
+}
+
+// replaceCell gives cell cellID of n the content; the store is locked.
+func (s *Service) replaceCell(n *Notebook, cellID, content string) (any, error) {
+	id := n.ID
+	if _, err := n.existingCell(cellID); err != nil {
 		return nil, err
-	}
-	content, err := a.requiredString("content")
-	if err != nil {
-		return nil, err
-	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	n, err := s.st.get(id)
-	if err != nil {
-		return nil, err
-	}
-	if n.cell(cellID) == nil {
-		return nil, fmt.Errorf("Cell %s not found in notebook %s", cellID, id)
 	}
 	if s.st.running[id+"/"+cellID] {
 		return nil, fmt.Errorf("Cell %s is running; update it when the run has ended", cellID)
@@ -196,17 +186,13 @@ func (s *Service) listCells(a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	n, err := s.st.get(id)
-	if err != nil {
-		return nil, err
-	}
-	out := cellsAnswer{Success: true, Cells: []jsonx.Object{}}
-	for _, c := range n.Cells {
-		out.Cells = append(out.Cells, cellSummary(c))
-	}
-	return out, nil
+	return s.st.with(id, func(n *Notebook) (any, error) {
+		out := cellsAnswer{Success: true, Cells: []jsonx.Object{}}
+		for _, c := range n.Cells {
+			out.Cells = append(out.Cells, cellSummary(c))
+		}
+		return out, nil
+	})
 }
 
 type cellDetailAnswer struct {
@@ -215,23 +201,15 @@ type cellDetailAnswer struct {
 }
 
 func (s *Service) getCell(a args) (any, error) {
-	id, err := a.requiredString("notebookId")
+	ids, err := a.requiredStrings("notebookId", "cellId")
 	if err != nil {
 		return nil, err
 	}
-	cellID, err := a.requiredString("cellId")
-	if err != nil {
-		return nil, err
-	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	n, err := s.st.get(id)
-	if err != nil {
-		return nil, err
-	}
-	c := n.cell(cellID)
-	if c == nil {
-		return nil, fmt.Errorf("Cell %s not found in notebook %s", cellID, id)
-	}
-	return cellDetailAnswer{Success: true, Cell: cellDetail(c)}, nil
+	return s.st.with(ids[0], func(n *Notebook) (any, error) {
+		c, err := n.existingCell(ids[1])
+		if err != nil {
+			return nil, err
+		}
+		return cellDetailAnswer{Success: true, Cell: cellDetail(c)}, nil
+	})
 }

@@ -4,6 +4,8 @@
 // execution of code cells in a scrubbed, time-limited process group.
 package notebook
 
+import "fmt"
+
 // Languages of a notebook.
 const (
 	JavaScript = "javascript"
@@ -72,6 +74,14 @@ func (n *Notebook) cell(id string) *Cell {
 		}
 	}
 	return nil
+}
+
+// existingCell returns the cell with id, refusing an id n does not hold.
+func (n *Notebook) existingCell(id string) (*Cell, error) {
+	if c := n.cell(id); c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("Cell %s not found in notebook %s", id, n.ID)
 }
 
 // clone returns a deep copy of n.

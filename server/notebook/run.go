@@ -32,11 +32,7 @@ func (s *Service) timeoutOf(a args) (time.Duration, error) {
 }
 
 func (s *Service) runCell(ctx context.Context, a args) reply.Reply {
-	id, err := a.requiredString("notebookId")
-	if err != nil {
-		return fail(err)
-	}
-	cellID, err := a.requiredString("cellId")
+	ids, err := a.requiredStrings("notebookId", "cellId")
 	if err != nil {
 		return fail(err)
 	}
@@ -44,10 +40,11 @@ func (s *Service) runCell(ctx context.Context, a args) reply.Reply {
 	if err != nil {
 		return fail(err)
 	}
-	return s.execute(ctx, "run_cell", id, func(n *Notebook) (*Cell, error) {
-		c := n.cell(cellID)
-		if c == nil {
-			return nil, fmt.Errorf("Cell %s not found in notebook %s", cellID, id)
+	cellID := ids[1]
+	return s.execute(ctx, "run_cell", ids[0], func(n *Notebook) (*Cell, error) {
+		c, err := n.existingCell(cellID)
+		if err != nil {
+			return nil, err
 		}
 		if !c.executable() {
 			return nil, fmt.Errorf("Cell %s is not executable (type: %s)", cellID, c.Type)

@@ -202,6 +202,20 @@ func (a args) requiredString(key string) (string, error) {
 	return s, nil
 }
 
+// requiredStrings returns the values of keys, each read as requiredString
+// does, in order: the first one refused is the error.
+func (a args) requiredStrings(keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, key := range keys {
+		s, err := a.requiredString(key)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
 // wholeNumber returns key's value as a whole number; ok is false when the
 // key is absent.
 func (a args) wholeNumber(key string) (n int64, ok bool, err error) {
@@ -358,16 +372,11 @@ func (s *Service) export(a args) (any, error) {
 	if a.has("path") && !hasPath {
 		return nil, errors.New("path must be a string if provided")
 	}
-	s.st.mu.Lock()
-	n, err := s.st.get(id)
-	var content string
-	if err == nil {
-		content = Encode(n)
-	}
-	s.st.mu.Unlock()
+	encoded, err := s.st.with(id, func(n *Notebook) (any, error) { return Encode(n), nil })
 	if err != nil {
 		return nil, err
 	}
+	content := encoded.(string)
 	if hasPath {
 		if err := s.files.write(path, content); err != nil {
 			return nil, err

@@ -101,6 +101,17 @@ func (s *store) get(id string) (*Notebook, error) {
 	return nil, errNotFound(id)
 }
 
+// with runs fn on notebook id while holding the store's lock.
+func (s *store) with(id string, fn func(n *Notebook) (any, error)) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.get(id)
+	if err != nil {
+		return nil, err
+	}
+	return fn(n)
+}
+
 // list returns copies of every notebook in creation order.
 func (s *store) list() []*Notebook {
 	s.mu.Lock()

@@ -59,38 +59,14 @@ func (d *ThoughtData) write(w *jsonx.Writer) {
 	w.Int(d.TotalThoughts)
 	w.Key("nextThoughtNeeded")
 	w.Bool(d.NextThoughtNeeded)
-	if d.IsRevision != nil {
-		w.Key("isRevision")
-		w.Bool(*d.IsRevision)
-	}
-	if d.RevisesThought != nil {
-		w.Key("revisesThought")
-		w.Int(*d.RevisesThought)
-	}
-	if d.BranchFromThought != nil {
-		w.Key("branchFromThought")
-		w.Int(*d.BranchFromThought)
-	}
-	if d.BranchID != "" {
-		w.Key("branchId")
-		w.String(d.BranchID)
-	}
-	if d.NeedsMoreThoughts != nil {
-		w.Key("needsMoreThoughts")
-		w.Bool(*d.NeedsMoreThoughts)
-	}
-	if d.IncludeGuide != nil {
-		w.Key("includeGuide")
-		w.Bool(*d.IncludeGuide)
-	}
-	if d.AgentID != "" {
-		w.Key("agentId")
-		w.String(d.AgentID)
-	}
-	if d.AgentName != "" {
-		w.Key("agentName")
-		w.String(d.AgentName)
-	}
+	w.OmitNilBool("isRevision", d.IsRevision)
+	w.OmitNilInt("revisesThought", d.RevisesThought)
+	w.OmitNilInt("branchFromThought", d.BranchFromThought)
+	w.OmitEmptyString("branchId", d.BranchID)
+	w.OmitNilBool("needsMoreThoughts", d.NeedsMoreThoughts)
+	w.OmitNilBool("includeGuide", d.IncludeGuide)
+	w.OmitEmptyString("agentId", d.AgentID)
+	w.OmitEmptyString("agentName", d.AgentName)
 	w.Key("timestamp")
 	w.String(d.Timestamp)
 	if d.Critique != nil {
@@ -114,20 +90,14 @@ func (s *Session) WriteJSON(w *jsonx.Writer) {
 	w.String(s.ID)
 	w.Key("title")
 	w.String(s.Title)
-	if s.Description != nil {
-		w.Key("description")
-		w.String(*s.Description)
-	}
+	w.OmitNilString("description", s.Description)
 	w.Key("tags")
 	w.Strings(s.Tags)
 	w.Key("thoughtCount")
 	w.Int(s.ThoughtCount)
 	w.Key("branchCount")
 	w.Int(s.BranchCount)
-	if s.PartitionPath != "" {
-		w.Key("partitionPath")
-		w.String(s.PartitionPath)
-	}
+	w.OmitEmptyString("partitionPath", s.PartitionPath)
 	w.Key("createdAt")
 	w.String(s.CreatedAt)
 	w.Key("updatedAt")

@@ -164,11 +164,7 @@ func (r *Recorder) Snapshot(end time.Time) *Snapshot {
 		s.Dropped += sh.dropped
 		s.Lag.mergeDense(sh.lag)
 		for name, o := range sh.ops {
-			dst := s.Ops[name]
-			if dst == nil {
-				dst = newOp()
-				s.Ops[name] = dst
-			}
+			dst := s.op(name)
 			dst.Successes += o.successes
 			dst.Latency.mergeDense(o.latency)
 			dst.Service.mergeDense(o.service)

@@ -112,6 +112,17 @@ func addSample(samples []string, msg string) []string {
 	return append(samples, msg)
 }
 
+// op returns the figures of the operation name, adding them empty when s
+// has none yet.
+func (s *Snapshot) op(name string) *Op {
+	o := s.Ops[name]
+	if o == nil {
+		o = newOp()
+		s.Ops[name] = o
+	}
+	return o
+}
+
 // Merge returns a new snapshot holding both a and b (either may be nil):
 // counts add, histograms merge, error samples are kept up to MaxSamples,
 // windows accumulate, and the time series add second by second, each
@@ -128,11 +139,7 @@ func Merge(a, b *Snapshot) *Snapshot {
 		out.Dropped += s.Dropped
 		out.Lag.Merge(s.Lag)
 		for name, op := range s.Ops {
-			dst := out.Ops[name]
-			if dst == nil {
-				dst = newOp()
-				out.Ops[name] = dst
-			}
+			dst := out.op(name)
 			dst.Successes += op.Successes
 			dst.Latency.Merge(op.Latency)
 			dst.Service.Merge(op.Service)

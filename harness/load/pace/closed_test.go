@@ -114,10 +114,21 @@ func TestClosedGracefulStop(t *testing.T) {
 
 func TestClosedCancel(t *testing.T) {
 	c := &Closed{Users: 2, Duration: time.Hour}
+	res := runCancelled(t, c.Run)
+	if res.Started != res.Completed+res.Interrupted {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+// runCancelled runs an executor meant to last an hour, with iterations of
+// a millisecond, under a context that ends after 50 ms: it must return the
+// context's error, and soon, having started some iterations.
+func runCancelled(t *testing.T, run func(context.Context, Func) (Result, error)) Result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := c.Run(ctx, func(ctx context.Context, _ int, _ time.Time) {
+	res, err := run(ctx, func(ctx context.Context, _ int, _ time.Time) {
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Millisecond):
@@ -129,9 +140,7 @@ func TestClosedCancel(t *testing.T) {
 	if time.Since(start) > 5*time.Second || res.Started == 0 {
 		t.Fatalf("ran %v, started %d", time.Since(start), res.Started)
 	}
-	if res.Started != res.Completed+res.Interrupted {
-		t.Fatalf("result %+v", res)
-	}
+	return res
 }
 
 func TestClosedRealClockDuration(t *testing.T) {

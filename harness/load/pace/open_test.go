@@ -258,21 +258,7 @@ func TestOpenRealClock(t *testing.T) {
 
 func TestOpenRealClockCancel(t *testing.T) {
 	o := &Open{Pacer: Constant{Rate: 1000}, Duration: time.Hour, MaxUsers: 2}
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	res, err := o.Run(ctx, func(ctx context.Context, _ int, _ time.Time) {
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Millisecond):
-		}
-	})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
-	}
-	if time.Since(start) > 5*time.Second || res.Started == 0 {
-		t.Fatalf("ran %v, started %d", time.Since(start), res.Started)
-	}
+	runCancelled(t, o.Run)
 }
 
 func TestOpenValidation(t *testing.T) {

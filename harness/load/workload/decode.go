@@ -254,11 +254,24 @@ func (d *decoder) list(n *yaml.Node, path string) ([]*yaml.Node, bool) {
 	return n.Content, true
 }
 
-// set stores a decoded value when decoding succeeded.
-func set[T any](dst *T, v T, ok bool) {
-	if ok {
+// into decodes f's value with read and stores it in *dst when it is valid.
+func into[T any](dst *T, read func(*yaml.Node, string) (T, bool), f field) {
+	if v, ok := read(f.value, f.path); ok {
 		*dst = v
 	}
+}
+
+// each decodes every item of the list f holds with read and returns the
+// valid ones.
+func each[T any](d *decoder, f field, read func(*yaml.Node, string) (T, bool)) []T {
+	items, _ := d.list(f.value, f.path)
+	var out []T
+	for i, e := range items {
+		if v, ok := read(e, fmt.Sprintf("%s[%d]", f.path, i)); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func (d *decoder) root(n *yaml.Node, w *Workload) {
@@ -294,59 +307,39 @@ func (d *decoder) session(n *yaml.Node, path string, s *Session) {
 	for _, f := range fields {
 		switch f.key {
 		case "thoughts":
-			d.intRange(f.value, f.path, &s.Thoughts)
+			minMax(d, f.value, f.path, d.int, &s.Thoughts.Min, &s.Thoughts.Max)
 		case "thoughtBytes":
-			d.intRange(f.value, f.path, &s.ThoughtBytes)
+			minMax(d, f.value, f.path, d.int, &s.ThoughtBytes.Min, &s.ThoughtBytes.Max)
 		case "thinkTime":
-			d.durationRange(f.value, f.path, &s.ThinkTime)
+			minMax(d, f.value, f.path, d.duration, &s.ThinkTime.Min, &s.ThinkTime.Max)
 		case "branch":
-			v, ok := d.float(f.value, f.path)
-			set(&s.Branch, v, ok)
+			into(&s.Branch, d.float, f)
 		case "branchContinue":
-			v, ok := d.float(f.value, f.path)
-			set(&s.BranchContinue, v, ok)
+			into(&s.BranchContinue, d.float, f)
 		case "revision":
-			v, ok := d.float(f.value, f.path)
-			set(&s.Revision, v, ok)
+			into(&s.Revision, d.float, f)
 		case "readThoughts":
-			v, ok := d.float(f.value, f.path)
-			set(&s.ReadThoughts, v, ok)
+			into(&s.ReadThoughts, d.float, f)
 		case "getStructure":
-			v, ok := d.float(f.value, f.path)
-			set(&s.GetStructure, v, ok)
+			into(&s.GetStructure, d.float, f)
 		case "sessionList":
-			v, ok := d.float(f.value, f.path)
-			set(&s.SessionList, v, ok)
+			into(&s.SessionList, d.float, f)
 		case "sessionGet":
-			v, ok := d.float(f.value, f.path)
-			set(&s.SessionGet, v, ok)
+			into(&s.SessionGet, d.float, f)
 		case "listLimit":
-			v, ok := d.int(f.value, f.path)
-			set(&s.ListLimit, v, ok)
+			into(&s.ListLimit, d.int, f)
 		}
 	}
 }
 
-func (d *decoder) intRange(n *yaml.Node, path string, r *IntRange) {
+// minMax decodes a {min, max} mapping with read.
+func minMax[T any](d *decoder, n *yaml.Node, path string, read func(*yaml.Node, string) (T, bool), min, max *T) {
 	fields, _ := d.mapping(n, path, []string{"min", "max"})
 	for _, f := range fields {
-		v, ok := d.int(f.value, f.path)
 		if f.key == "min" {
-			set(&r.Min, v, ok)
+			into(min, read, f)
 		} else {
-			set(&r.Max, v, ok)
-		}
-	}
-}
-
-func (d *decoder) durationRange(n *yaml.Node, path string, r *DurationRange) {
-	fields, _ := d.mapping(n, path, []string{"min", "max"})
-	for _, f := range fields {
-		v, ok := d.duration(f.value, f.path)
-		if f.key == "min" {
-			set(&r.Min, v, ok)
-		} else {
-			set(&r.Max, v, ok)
+			into(max, read, f)
 		}
 	}
 }

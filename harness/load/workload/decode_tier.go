@@ -56,47 +56,32 @@ func (d *decoder) tier(n *yaml.Node, path string, t *Tier) {
 		case "model":
 			d.model(f.value, f.path, t)
 		case "users":
-			v, ok := d.int(f.value, f.path)
-			set(&t.Users, v, ok)
+			into(&t.Users, d.int, f)
 		case "rate":
-			v, ok := d.float(f.value, f.path)
-			set(&t.Rate, v, ok)
+			into(&t.Rate, d.float, f)
 		case "stages":
 			d.stages(f.value, f.path, t)
 		case "duration":
-			v, ok := d.duration(f.value, f.path)
-			set(&t.Duration, v, ok)
+			into(&t.Duration, d.duration, f)
 		case "maxUsers":
-			v, ok := d.int(f.value, f.path)
-			set(&t.MaxUsers, v, ok)
+			into(&t.MaxUsers, d.int, f)
 		case "rounds":
-			v, ok := d.int(f.value, f.path)
-			set(&t.Rounds, v, ok)
+			into(&t.Rounds, d.int, f)
 		case "warmup":
-			v, ok := d.duration(f.value, f.path)
-			set(&t.Warmup, v, ok)
+			into(&t.Warmup, d.duration, f)
 		case "sideBySide":
-			v, ok := d.bool(f.value, f.path)
-			set(&t.SideBySide, v, ok)
+			into(&t.SideBySide, d.bool, f)
 		case "ladder":
 			t.Ladder = &Ladder{}
 			d.ladder(f.value, f.path, t.Ladder)
 		case "thoughts":
-			v, ok := d.int(f.value, f.path)
-			set(&t.Thoughts, v, ok)
+			into(&t.Thoughts, d.int, f)
 		case "window":
-			v, ok := d.int(f.value, f.path)
-			set(&t.Window, v, ok)
+			into(&t.Window, d.int, f)
 		case "sessions":
-			items, _ := d.list(f.value, f.path)
-			for i, e := range items {
-				if v, ok := d.int(e, fmt.Sprintf("%s[%d]", f.path, i)); ok {
-					t.Sessions = append(t.Sessions, v)
-				}
-			}
+			t.Sessions = append(t.Sessions, each(d, f, d.int)...)
 		case "samples":
-			v, ok := d.int(f.value, f.path)
-			set(&t.Samples, v, ok)
+			into(&t.Samples, d.int, f)
 		case "thresholds":
 			t.Thresholds = d.thresholds(f.value, f.path)
 		case "ceiling":
@@ -151,11 +136,9 @@ func (d *decoder) stages(n *yaml.Node, path string, t *Tier) {
 		var s Stage
 		for _, f := range fields {
 			if f.key == "target" {
-				v, ok := d.float(f.value, f.path)
-				set(&s.Target, v, ok)
+				into(&s.Target, d.float, f)
 			} else {
-				v, ok := d.duration(f.value, f.path)
-				set(&s.Duration, v, ok)
+				into(&s.Duration, d.duration, f)
 			}
 		}
 		t.Stages = append(t.Stages, s)
@@ -167,24 +150,15 @@ func (d *decoder) ladder(n *yaml.Node, path string, l *Ladder) {
 	for _, f := range fields {
 		switch f.key {
 		case "start":
-			v, ok := d.float(f.value, f.path)
-			set(&l.Start, v, ok)
+			into(&l.Start, d.float, f)
 		case "factor":
-			v, ok := d.float(f.value, f.path)
-			set(&l.Factor, v, ok)
+			into(&l.Factor, d.float, f)
 		case "steps":
-			v, ok := d.int(f.value, f.path)
-			set(&l.Steps, v, ok)
+			into(&l.Steps, d.int, f)
 		case "rates":
-			items, _ := d.list(f.value, f.path)
-			for i, e := range items {
-				if v, ok := d.float(e, fmt.Sprintf("%s[%d]", f.path, i)); ok {
-					l.Rates = append(l.Rates, v)
-				}
-			}
+			l.Rates = append(l.Rates, each(d, f, d.float)...)
 		case "stepDuration":
-			v, ok := d.duration(f.value, f.path)
-			set(&l.StepDuration, v, ok)
+			into(&l.StepDuration, d.duration, f)
 		case "slo":
 			l.SLO = d.thresholds(f.value, f.path)
 		}
@@ -231,11 +205,9 @@ func (d *decoder) threshold(n *yaml.Node, path string, sel threshold.Selector) (
 			case "threshold":
 				text = f.value
 			case "abortOnFail":
-				v, ok := d.bool(f.value, f.path)
-				set(&t.AbortOnFail, v, ok)
+				into(&t.AbortOnFail, d.bool, f)
 			case "delayAbortEval":
-				v, ok := d.duration(f.value, f.path)
-				set(&t.DelayAbortEval, v, ok)
+				into(&t.DelayAbortEval, d.duration, f)
 			}
 		}
 		if text == nil {

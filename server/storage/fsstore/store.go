@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -309,9 +310,7 @@ func (s *Store) Damaged() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]string, len(s.damaged))
-	for k, v := range s.damaged {
-		out[k] = v
-	}
+	maps.Copy(out, s.damaged)
 	return out
 }
 

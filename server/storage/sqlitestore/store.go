@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,9 +285,7 @@ func (s *Store) Damaged() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make(map[string]string, len(s.damaged))
-	for k, v := range s.damaged {
-		out[k] = v
-	}
+	maps.Copy(out, s.damaged)
 	return out
 }
 
