@@ -108,7 +108,12 @@ func (s *Store) DeleteContext(id string) error {
 }
 
 // ExpireContexts removes the files of contexts last used before cutoff
-// (storage.ContextStore), by the time each file records.
+// (storage.ContextStore), by the time each file records. A context's last
+// use is the later of the time in its file and the file's modification
+// time, so a file modified since cutoff is kept without being read: a
+// sweep of contexts still in use costs a stat each, not a read. (Every
+// server process sweeps once when it starts, and over stdio every client
+// starts one.)
 func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
 	dir := s.contextsDir()
 	entries, err := os.ReadDir(dir)
@@ -122,6 +127,9 @@ func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || !storage.ValidContextID(id) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && !fi.ModTime().Before(cutoff) {
 			continue
 		}
 		if _, used, err := s.GetContext(id); err == nil && !used.Before(cutoff) {

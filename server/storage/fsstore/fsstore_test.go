@@ -2,6 +2,7 @@ package fsstore_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -409,5 +410,43 @@ func TestContextFilesAreWrittenBesideAndTheirStraysRemoved(t *testing.T) {
 	}
 	if state, _, err := s2.GetContext(id); err != nil || string(state) != `{"stage":1}` {
 		t.Errorf("context after a restart: %s, %v", state, err)
+	}
+}
+
+// TestExpireContextsReadsOnlyTheStale: a context file modified since the
+// cutoff is kept without being read (every server process sweeps the
+// contexts when it starts, and over stdio every client starts one), so a
+// fresh file that does not decode stays; a stale one is read, and goes.
+func TestExpireContextsReadsOnlyTheStale(t *testing.T) {
+	base := t.TempDir()
+	s := open(t, base)
+	defer s.Close()
+	now := time.Now()
+	const fresh, stale = "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"
+	for _, id := range []string{fresh, stale} {
+		if err := s.PutContext(id, []byte(`{"stage":1}`), now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(base, "projects", "_default", "contexts")
+	if err := os.WriteFile(filepath.Join(dir, fresh+".json"), []byte("not JSON"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := now.Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, fresh+".json"), now, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutContext(stale, []byte(`{"stage":1}`), old); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.ExpireContexts(now.Add(-time.Minute))
+	if err != nil || n != 1 {
+		t.Fatalf("ExpireContexts = %d, %v; want 1", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fresh+".json")); err != nil {
+		t.Errorf("the fresh context was read or removed: %v", err)
+	}
+	if _, _, err := s.GetContext(stale); !errors.Is(err, storage.ErrContextNotFound) {
+		t.Errorf("the stale context: %v, want it expired", err)
 	}
 }
