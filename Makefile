@@ -12,13 +12,13 @@ SEQTHINK_VERSION := 2026.8.31
 SEQTHINK := $(TOOLS)/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
 CONFORMANCE_PORT ?= 17931
 
-.PHONY: all build run serve test vet prometheus chromium tools unit conformance rules bench overhead sidecar power clean
+.PHONY: all build run serve test vet prometheus chromium tools unit conformance rules bench overhead sidecar power clean race-binaries
 
 all: build
 
 ## build: compile thoughtbox (and the other commands) into bin/
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	GOGC=$${GOGC:-400} $(GO) build -o $(BIN)/ ./cmd/...
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 # Expanded once: a deferred $(shell date) gives each use its own second, and
@@ -71,8 +71,15 @@ serve: build
 	./$(BIN)/thoughtbox
 
 ## test: vet, all Go tests (Prometheus and promtool, Chromium, Node 22 and the official MCP conformance suite are installed first if missing), and the official suite against the thoughtbox binary
-# The official suite runs beside the Go tests: it mostly waits on Node.
-test: vet prometheus chromium tools build $(CONFORMANCE)
+# On a fresh machine most of make test is compiling: once without the race
+# detector (vet, then build and the plain test binaries, which reuse what
+# vet compiled) and once with it (the race-detected test binaries). The two
+# share nothing, so they run at once, beside the npm installs, which wait on
+# the network. The official suite runs beside the Go tests: it mostly waits
+# on Node.
+test: prometheus chromium
+	@$(MAKE) --no-print-directory -j3 vet tools race-binaries
+	@$(MAKE) --no-print-directory build
 	@log=$$(mktemp); $(MAKE) --no-print-directory conformance >$$log 2>&1 & official=$$!; \
 	$(MAKE) --no-print-directory unit; unit=$$?; wait $$official; official=$$?; \
 	echo "--- the official MCP conformance suite against the thoughtbox binary, run beside the Go tests:"; cat $$log; rm -f $$log; \
@@ -93,8 +100,11 @@ chromium:
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends chromium; }
 
 # ./... skips testdata: the broken server's own tests are named.
+# The compiler collects its garbage at GOGC 400 unless GOGC is set: a tenth
+# less CPU. It is the compiler's own setting, not built into what it
+# compiles.
 vet:
-	$(GO) vet ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox ./harness/testdata/brokensidecar
+	GOGC=$${GOGC:-400} $(GO) vet ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox ./harness/testdata/brokensidecar
 
 # Two runs, side by side, hold every test. The fault proofs run whole suites
 # through deliberately broken servers to show that the harness catches each
@@ -139,17 +149,26 @@ unit:
 	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
-	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
+	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
 	grep '^missed' $(POWER) 2>/dev/null; \
 	[ $$race = 0 ] && [ $$status = 0 ]
 
+# The race-detected test binaries (make test compiles them beside vet;
+# .ci/gotest then finds them up to date).
+RACE_PACKAGES := ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox
+race-binaries:
+	@mkdir -p $(BIN)/tests/race && log=$$(mktemp) && \
+	GOGC=$${GOGC:-400} $(GO) test -race -c -o $(BIN)/tests/race/ $(RACE_PACKAGES) >$$log 2>&1 || \
+	  { cat $$log; rm -f $$log; echo "the race-detected test binaries did not build"; exit 1; }; rm -f $$log
+
 ## tools: install Node 22, the official MCP conformance suite and the official sequential-thinking server into .tools/ (for tbbench official, the family tests and make test)
 tools: $(CONFORMANCE) $(SEQTHINK)
 
-$(CONFORMANCE) $(SEQTHINK):
+# One npm install makes both (&: a grouped target: make -j runs it once).
+$(CONFORMANCE) $(SEQTHINK) &:
 	mkdir -p $(TOOLS)
 	[ -f $(TOOLS)/package.json ] || echo '{"name":"thoughtbox-tools","private":true}' > $(TOOLS)/package.json
 	cd $(TOOLS) && npm install --no-audit --no-fund node@22 @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) @modelcontextprotocol/server-sequential-thinking@$(SEQTHINK_VERSION)
