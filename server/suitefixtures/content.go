@@ -22,12 +22,12 @@ func (f *fixtures) addContentTools() {
 	f.mcp.AddTool(mcp.NewTool("test_image_content",
 		mcp.WithDescription("Conformance fixture: answers with one image block (a small PNG).")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(pngBase64, pngMIME)}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewImageContent(pngBase64(), pngMIME)}}, nil
 		})
 	f.mcp.AddTool(mcp.NewTool("test_audio_content",
 		mcp.WithDescription("Conformance fixture: answers with one audio block (a short silent WAV).")),
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewAudioContent(wavBase64, wavMIME)}}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewAudioContent(wavBase64(), wavMIME)}}, nil
 		})
 	f.mcp.AddTool(mcp.NewTool("test_embedded_resource",
 		mcp.WithDescription("Conformance fixture: answers with an embedded text resource.")),
@@ -41,7 +41,7 @@ func (f *fixtures) addContentTools() {
 		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{
 				mcp.NewTextContent("Multiple content types test:"),
-				mcp.NewImageContent(pngBase64, pngMIME),
+				mcp.NewImageContent(pngBase64(), pngMIME),
 				mcp.NewEmbeddedResource(mcp.TextResourceContents{
 					URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`,
 				}),

@@ -7,14 +7,17 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"sync"
 )
 
-// The image and audio the fixtures return are made here, once: a 2x2 PNG
-// in the suite's colours and a tenth of a second of silence as 8 kHz mono
-// 16-bit WAV. Both are base64, as MCP content carries them.
+// The image and audio the fixtures return are made here, once, when first
+// asked for (not when the package starts: encoding the PNG costs a
+// millisecond, and over stdio every client starts a server process): a
+// 2x2 PNG in the suite's colours and a tenth of a second of silence as
+// 8 kHz mono 16-bit WAV. Both are base64, as MCP content carries them.
 var (
-	pngBase64 = base64.StdEncoding.EncodeToString(tinyPNG())
-	wavBase64 = base64.StdEncoding.EncodeToString(silentWAV(8000, 800))
+	pngBase64 = sync.OnceValue(func() string { return base64.StdEncoding.EncodeToString(tinyPNG()) })
+	wavBase64 = sync.OnceValue(func() string { return base64.StdEncoding.EncodeToString(silentWAV(8000, 800)) })
 )
 
 const (

@@ -59,7 +59,7 @@ func (f *fixtures) addPrompts() {
 		mcp.WithPromptDescription("Conformance fixture: a prompt whose first message is an image.")),
 		func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return mcp.NewGetPromptResult("A prompt with an image", []mcp.PromptMessage{
-				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(pngBase64, pngMIME)),
+				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewImageContent(pngBase64(), pngMIME)),
 				mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent("Please describe the image above.")),
 			}), nil
 		})

@@ -36,7 +36,7 @@ func (f *fixtures) addResources() {
 		mcp.WithResourceDescription("Conformance fixture: a fixed binary resource (a small PNG)."),
 		mcp.WithMIMEType(pngMIME)),
 		func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-			return []mcp.ResourceContents{mcp.BlobResourceContents{URI: "test://static-binary", MIMEType: pngMIME, Blob: pngBase64}}, nil
+			return []mcp.ResourceContents{mcp.BlobResourceContents{URI: "test://static-binary", MIMEType: pngMIME, Blob: pngBase64()}}, nil
 		})
 	f.mcp.AddResource(mcp.NewResource("test://watched-resource", "watched-resource",
 		mcp.WithResourceTitle("Watched resource"),

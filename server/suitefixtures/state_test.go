@@ -48,14 +48,14 @@ func TestStateSigner(t *testing.T) {
 // TestMedia checks that the image is a PNG and the audio a well-formed
 // PCM WAV.
 func TestMedia(t *testing.T) {
-	img, err := base64.StdEncoding.DecodeString(pngBase64)
+	img, err := base64.StdEncoding.DecodeString(pngBase64())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m, err := png.Decode(bytes.NewReader(img)); err != nil || m.Bounds().Dx() != 2 {
 		t.Fatalf("png: %v", err)
 	}
-	wav, err := base64.StdEncoding.DecodeString(wavBase64)
+	wav, err := base64.StdEncoding.DecodeString(wavBase64())
 	if err != nil {
 		t.Fatal(err)
 	}
