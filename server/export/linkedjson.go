@@ -13,8 +13,7 @@ import "github.com/thoughtbox-bench/tbbench/server/jsonx"
 func (e Linked) AppendPrettyJSON(dst []byte) []byte {
 	w := jsonx.Writer{Buf: dst, Indent: true}
 	w.Open('{')
-	w.Key("version")
-	w.String(e.Version)
+	w.StringField("version", e.Version)
 	w.Key("session")
 	e.Session.WriteJSON(&w)
 	w.Key("nodes")
@@ -35,47 +34,35 @@ func (e Linked) AppendPrettyJSON(dst []byte) []byte {
 	}
 	w.Key("revisionAnalysis")
 	e.RevisionAnalysis.write(&w)
-	w.Key("exportedAt")
-	w.String(e.ExportedAt)
+	w.StringField("exportedAt", e.ExportedAt)
 	w.Close('}')
 	return w.Buf
 }
 
 func (m *RevisionMetadata) write(w *jsonx.Writer) {
 	w.Open('{')
-	w.Key("isOriginal")
-	w.Bool(m.IsOriginal)
-	w.Key("isRevision")
-	w.Bool(m.IsRevision)
-	w.Key("revisesThought")
-	w.OptInt(m.RevisesThought)
-	w.Key("revisedBy")
-	w.Ints(m.RevisedBy)
-	w.Key("revisionDepth")
-	w.Int(m.RevisionDepth)
-	w.Key("revisionChainId")
-	w.String(m.RevisionChainID)
+	w.BoolField("isOriginal", m.IsOriginal)
+	w.BoolField("isRevision", m.IsRevision)
+	w.OptIntField("revisesThought", m.RevisesThought)
+	w.IntsField("revisedBy", m.RevisedBy)
+	w.IntField("revisionDepth", m.RevisionDepth)
+	w.StringField("revisionChainId", m.RevisionChainID)
 	w.Close('}')
 }
 
 func (a *RevisionAnalysis) write(w *jsonx.Writer) {
 	w.Open('{')
-	w.Key("totalRevisions")
-	w.Int(a.TotalRevisions)
+	w.IntField("totalRevisions", a.TotalRevisions)
 	w.Key("mostRevisedThought")
 	if a.MostRevisedThought == nil {
 		w.Null()
 	} else {
 		w.Open('{')
-		w.Key("thoughtNumber")
-		w.Int(a.MostRevisedThought.ThoughtNumber)
-		w.Key("revisionCount")
-		w.Int(a.MostRevisedThought.RevisionCount)
+		w.IntField("thoughtNumber", a.MostRevisedThought.ThoughtNumber)
+		w.IntField("revisionCount", a.MostRevisedThought.RevisionCount)
 		w.Close('}')
 	}
-	w.Key("avgTemporalDistance")
-	w.Float(a.AvgTemporalDistance)
-	w.Key("revisionDensity")
-	w.Float(a.RevisionDensity)
+	w.FloatField("avgTemporalDistance", a.AvgTemporalDistance)
+	w.FloatField("revisionDensity", a.RevisionDensity)
 	w.Close('}')
 }

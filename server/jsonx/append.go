@@ -161,6 +161,54 @@ func (w *Writer) OptInt(n *int) {
 	w.Int(*n)
 }
 
+// StringField writes key and then a string.
+func (w *Writer) StringField(key string, s string) {
+	w.Key(key)
+	w.String(s)
+}
+
+// IntField writes key and then an integer.
+func (w *Writer) IntField(key string, n int) {
+	w.Key(key)
+	w.Int(n)
+}
+
+// BoolField writes key and then a boolean.
+func (w *Writer) BoolField(key string, b bool) {
+	w.Key(key)
+	w.Bool(b)
+}
+
+// FloatField writes key and then a number as Float writes it.
+func (w *Writer) FloatField(key string, f float64) {
+	w.Key(key)
+	w.Float(f)
+}
+
+// OptStringField writes key and then *s, or null for nil.
+func (w *Writer) OptStringField(key string, s *string) {
+	w.Key(key)
+	w.OptString(s)
+}
+
+// OptIntField writes key and then *n, or null for nil.
+func (w *Writer) OptIntField(key string, n *int) {
+	w.Key(key)
+	w.OptInt(n)
+}
+
+// StringsField writes key and then an array of strings, or null for a nil slice.
+func (w *Writer) StringsField(key string, ss []string) {
+	w.Key(key)
+	w.Strings(ss)
+}
+
+// IntsField writes key and then an array of integers, or null for a nil slice.
+func (w *Writer) IntsField(key string, ns []int) {
+	w.Key(key)
+	w.Ints(ns)
+}
+
 // OmitNilBool writes key and *b, or nothing when b is nil: a *bool field
 // with encoding/json's omitempty.
 func (w *Writer) OmitNilBool(key string, b *bool) {
