@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/clip"
@@ -78,15 +79,16 @@ func (g *Gateway) sessions(_ context.Context, a Args) (any, error) {
 }
 
 // sessionIDPattern is what a session id may look like: letters, digits,
-// '-', '_' and '.', at most 128 characters.
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// '-', '_' and '.', at most 128 characters. Compiled when first used, as
+// fsstore's is.
+var sessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // sessionInfo describes one session with its revision count.
 func (g *Gateway) sessionInfo(_ context.Context, a Args) (any, error) {
 	if a.SessionID == "" {
 		return nil, missing("sessionId")
 	}
-	if !sessionIDPattern.MatchString(a.SessionID) {
+	if !sessionIDPattern().MatchString(a.SessionID) {
 		return nil, &ArgError{Message: fmt.Sprintf("Invalid argument 'sessionId': %q is not a session id (letters, digits, '.', '_' and '-')", clip.String(a.SessionID)), Field: "sessionId"}
 	}
 	if g.cfg.Store == nil {
@@ -115,7 +117,7 @@ func (g *Gateway) sessionInfo(_ context.Context, a Args) (any, error) {
 
 // dashboardPattern is what a dashboard uid may look like (Grafana's uids:
 // letters, digits, '-' and '_', at most 40 characters).
-var dashboardPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+var dashboardPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`) })
 
 type dashboardResult struct {
 	URL       string `json:"url"`
@@ -128,7 +130,7 @@ func (g *Gateway) dashboardURL(_ context.Context, a Args) (any, error) {
 	if name == "" {
 		name = DefaultDashboard
 	}
-	if !dashboardPattern.MatchString(name) {
+	if !dashboardPattern().MatchString(name) {
 		return nil, &ArgError{Message: fmt.Sprintf("Invalid argument 'dashboard': %q is not a dashboard uid (1-40 letters, digits, '-' or '_')", clip.String(name)), Field: "dashboard"}
 	}
 	p := url.PathEscape(name)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -58,7 +59,7 @@ const maxExportFile = 256 << 20
 
 // migrationBranchID is what a branch id must look like to become a
 // directory name (D6).
-var migrationBranchID = regexp.MustCompile(`^[a-z0-9-]{1,128}$`)
+var migrationBranchID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,128}$`) })
 
 // Migration returns the report of the export migration Open ran (empty
 // without WithExportMigration).
@@ -118,7 +119,7 @@ func (s *Store) migrateExport(path string) MigrationDetail {
 	d := MigrationDetail{SourceFile: path, Status: MigrationFailed}
 	// Exports are named <session id>-<timestamp>.json: the exports of
 	// sessions the store has are skipped without reading them.
-	if name := filepath.Base(path); len(name) > 37 && name[36] == '-' && sessionIDPattern.MatchString(name[:36]) && s.knows(name[:36]) {
+	if name := filepath.Base(path); len(name) > 37 && name[36] == '-' && sessionIDPattern().MatchString(name[:36]) && s.knows(name[:36]) {
 		d.SessionID, d.Status, d.Reason = name[:36], MigrationSkipped, "Session already exists"
 		return d
 	}
@@ -140,7 +141,7 @@ func (s *Store) migrateExport(path string) MigrationDetail {
 	}
 	sess := *ex.Session
 	d.SessionID = sess.ID
-	if !sessionIDPattern.MatchString(sess.ID) {
+	if !sessionIDPattern().MatchString(sess.ID) {
 		d.Reason = fmt.Sprintf("session id %q cannot name a session directory", sess.ID)
 		return d
 	}
@@ -198,7 +199,7 @@ func creationOrder(sid string, nodes []storage.Node) ([]storage.Node, error) {
 		}
 		want := storage.MainNodeID(sid, num)
 		if n.BranchID != nil {
-			if !migrationBranchID.MatchString(*n.BranchID) || n.Data.BranchID != *n.BranchID {
+			if !migrationBranchID().MatchString(*n.BranchID) || n.Data.BranchID != *n.BranchID {
 				return nil, fmt.Errorf("node %q: branch id %q is not lowercase letters, digits and hyphens, or differs from its data's", n.ID, *n.BranchID)
 			}
 			want = storage.BranchNodeID(sid, *n.BranchID, num)

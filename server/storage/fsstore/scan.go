@@ -294,13 +294,15 @@ func (s *Store) sweepStartupTemps(dirs []string) {
 }
 
 // sessionIDPattern is what a session directory name may look like; other
-// ids are never looked up on disk.
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`)
+// ids are never looked up on disk. It is compiled when first used: its
+// bounded repetition makes it thousands of allocations, which every server
+// process would pay at start (over stdio every client starts one).
+var sessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$`) })
 
 // discover looks for a session this store does not know, which another
 // process may have created since the start, and loads it.
 func (s *Store) discover(id string) *sessionFiles {
-	if !sessionIDPattern.MatchString(id) {
+	if !sessionIDPattern().MatchString(id) {
 		return nil
 	}
 	s.loadMu.Lock()
