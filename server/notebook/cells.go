@@ -23,7 +23,7 @@ type cellAnswer struct {
 const cellTypes = "title, markdown, code"
 
 func (s *Service) addCell(a args) (any, error) {
-	ids, err := a.requiredStrings("notebookId", "cellType")
+	req, err := a.requiredStrings("notebookId", "cellType")
 	if err != nil {
 		return nil, err
 	}
@@ -31,8 +31,8 @@ func (s *Service) addCell(a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.st.with(ids[0], func(n *Notebook) (any, error) {
-		return s.insertCell(n, a, ids[1], position, hasPosition)
+	return s.st.with(req[0], func(n *Notebook) (any, error) {
+		return s.insertCell(n, a, req[1], position, hasPosition)
 	})
 }
 
@@ -89,11 +89,11 @@ func (s *Service) insertCell(n *Notebook, a args, cellType string, position int6
 }
 
 func (s *Service) updateCell(a args) (any, error) {
-	ids, err := a.requiredStrings("notebookId", "cellId", "content")
+	req, err := a.requiredStrings("notebookId", "cellId", "content")
 	if err != nil {
 		return nil, err
 	}
-	return s.st.with(ids[0], func(n *Notebook) (any, error) { return s.replaceCell(n, ids[1], ids[2]) })
+	return s.st.with(req[0], func(n *Notebook) (any, error) { return s.replaceCell(n, req[1], req[2]) })
 }
 
 // replaceCell gives cell cellID of n the content; the store is locked.
@@ -201,12 +201,12 @@ type cellDetailAnswer struct {
 }
 
 func (s *Service) getCell(a args) (any, error) {
-	ids, err := a.requiredStrings("notebookId", "cellId")
+	req, err := a.requiredStrings("notebookId", "cellId")
 	if err != nil {
 		return nil, err
 	}
-	return s.st.with(ids[0], func(n *Notebook) (any, error) {
-		c, err := n.existingCell(ids[1])
+	return s.st.with(req[0], func(n *Notebook) (any, error) {
+		c, err := n.existingCell(req[1])
 		if err != nil {
 			return nil, err
 		}

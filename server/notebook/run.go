@@ -32,7 +32,7 @@ func (s *Service) timeoutOf(a args) (time.Duration, error) {
 }
 
 func (s *Service) runCell(ctx context.Context, a args) reply.Reply {
-	ids, err := a.requiredStrings("notebookId", "cellId")
+	req, err := a.requiredStrings("notebookId", "cellId")
 	if err != nil {
 		return fail(err)
 	}
@@ -40,8 +40,8 @@ func (s *Service) runCell(ctx context.Context, a args) reply.Reply {
 	if err != nil {
 		return fail(err)
 	}
-	cellID := ids[1]
-	return s.execute(ctx, "run_cell", ids[0], func(n *Notebook) (*Cell, error) {
+	cellID := req[1]
+	return s.execute(ctx, "run_cell", req[0], func(n *Notebook) (*Cell, error) {
 		c, err := n.existingCell(cellID)
 		if err != nil {
 			return nil, err
