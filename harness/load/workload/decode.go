@@ -332,14 +332,14 @@ func (d *decoder) session(n *yaml.Node, path string, s *Session) {
 	}
 }
 
-// minMax decodes a {min, max} mapping with read.
-func minMax[T any](d *decoder, n *yaml.Node, path string, read func(*yaml.Node, string) (T, bool), min, max *T) {
+// minMax decodes a {min, max} mapping with read into lo and hi.
+func minMax[T any](d *decoder, n *yaml.Node, path string, read func(*yaml.Node, string) (T, bool), lo, hi *T) {
 	fields, _ := d.mapping(n, path, []string{"min", "max"})
 	for _, f := range fields {
 		if f.key == "min" {
-			into(min, read, f)
+			into(lo, read, f)
 		} else {
-			into(max, read, f)
+			into(hi, read, f)
 		}
 	}
 }
