@@ -124,9 +124,8 @@ Flags:
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	tg, err := spec.Open(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
+	tg, ok := openTarget(ctx, spec)
+	if !ok {
 		fmt.Println(noResults)
 		return exitBadInput
 	}

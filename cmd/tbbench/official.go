@@ -110,9 +110,8 @@ Flags:
 	defer rec.Close()
 
 	start := time.Now()
-	tg, err := spec.Open(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
+	tg, ok := openTarget(ctx, spec)
+	if !ok {
 		return exitBadInput
 	}
 	defer tg.Close()

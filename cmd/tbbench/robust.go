@@ -112,9 +112,8 @@ Flags:
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	tg, err := spec.Open(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tbbench:", err)
+	tg, ok := openTarget(ctx, spec)
+	if !ok {
 		return exitBadInput
 	}
 	defer tg.Close()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -145,4 +146,16 @@ func (f runDirFlags) resolve(spec targetspec.Spec, suffix string) (runID, dir st
 		runID = defaultRunID(spec) + suffix
 	}
 	return runID, filepath.Join(*f.out, runID)
+}
+
+// openTarget opens the target spec describes; when it cannot, it says why
+// on stderr and returns false (the command then exits 2). The caller closes
+// the target.
+func openTarget(ctx context.Context, spec targetspec.Spec) (target.Target, bool) {
+	tg, err := spec.Open(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return nil, false
+	}
+	return tg, true
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
+	"github.com/thoughtbox-bench/tbbench/server/mcptest"
 )
 
 // binary is the thoughtbox command built once for the tests that need a
@@ -56,24 +57,7 @@ func initialize(t *testing.T, c *client.Client) *mcpClient {
 // the test unless the server agreed to that version.
 func initializeAt(t *testing.T, c *client.Client, version string) *mcpClient {
 	t.Helper()
-	// Start gets a context that lives as long as the client: the stdio
-	// transport ties the child process to it.
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "thoughtbox-tests", Version: "1"}
-	res, err := c.Initialize(ctx, req)
-	if err != nil {
-		t.Fatalf("initialize at %s: %v", version, err)
-	}
-	if res.ProtocolVersion != version {
-		t.Fatalf("negotiated %q, want %s", res.ProtocolVersion, version)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	mcptest.Start(t, c, version, "thoughtbox-tests")
 	return &mcpClient{t: t, c: c}
 }
 

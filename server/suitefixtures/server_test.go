@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/server/mcpserver"
+	"github.com/thoughtbox-bench/tbbench/server/mcptest"
 )
 
 // The tests run the reference server in process, with the fixtures on or
@@ -123,22 +124,7 @@ func dialModern(t *testing.T, url string, a *answers) *client.Client {
 
 func start(t *testing.T, c *client.Client, version string) {
 	t.Helper()
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "suitefixtures-tests", Version: "1"}
-	res, err := c.Initialize(ctx, req)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	if res.ProtocolVersion != version {
-		t.Fatalf("negotiated %s, want %s", res.ProtocolVersion, version)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	mcptest.Start(t, c, version, "suitefixtures-tests")
 }
 
 func ctx(t *testing.T) context.Context {
