@@ -142,6 +142,22 @@ func TestLoadSubjectsAndInconclusive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// That excuse holds for a round, not the run: each subject kept
+	// thoughts in the others, and nothing else was left undecided.
+	for _, label := range []string{"base", "head"} {
+		acked := 0
+		for _, p := range rep.Phases {
+			if p.Label == label && p.Verification != nil {
+				acked += p.Verification.Acknowledged
+			}
+		}
+		if acked == 0 {
+			t.Fatalf("%s acknowledged no thought in any round", label)
+		}
+	}
+	if code == exitLoadInconclusive && !strings.HasPrefix(rep.Inconclusive, "no thought call was answered in") {
+		t.Fatalf("inconclusive for another reason too: %s", rep.Inconclusive)
+	}
 	if rep.Baseline != "base" || len(rep.Targets) != 3 || rep.Targets[2].Label != loadreport.CeilingLabel {
 		t.Fatalf("baseline %q, targets %+v", rep.Baseline, rep.Targets)
 	}

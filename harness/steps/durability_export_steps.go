@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -50,19 +51,9 @@ func firstDifference(path string, a, b any) string {
 		if !ok {
 			break
 		}
-		keys := map[string]bool{}
-		for k := range x {
-			keys[k] = true
-		}
-		for k := range y {
-			keys[k] = true
-		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
+		both := maps.Clone(x)
+		maps.Copy(both, y)
+		for _, k := range slices.Sorted(maps.Keys(both)) {
 			if d := firstDifference(path+"."+k, x[k], y[k]); d != "" {
 				return d
 			}

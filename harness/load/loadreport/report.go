@@ -459,10 +459,10 @@ func (r *Report) judge() {
 // thoughtsAnswered counts the phase's thought and revision calls that
 // succeeded: each should have been acknowledged.
 func thoughtsAnswered(p PhaseResult) uint64 {
-	var n uint64
 	if p.Metrics == nil {
 		return 0
 	}
+	var n uint64
 	for _, op := range []workload.Op{workload.OpThought, workload.OpRevision} {
 		if o := p.Metrics.Ops[string(op)]; o != nil {
 			n += o.Successes
