@@ -1,9 +1,11 @@
 package fsstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,12 +14,14 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
-// contextFile is the stored form of one context: contexts/<id>.json beside
-// the project's sessions directory, written by rename so that a reader in
-// another process sees the old or the new state, never a torn one. The
-// file's modification time is the context's last use too: a use that
-// changes nothing moves it (TouchContext) instead of rewriting the file, and
-// the later of the two times is the one that counts.
+// contextFile is the stored form of one context before slots
+// (contextslots.go), still read: contexts/<id>.json beside the project's
+// sessions directory. A context's file, in either form, is written whole by
+// rename, or a slot of it in place, so that a reader in another process
+// sees the old or the new state, never a torn one. The file's modification
+// time is the context's last use too: a use that changes nothing moves it
+// (TouchContext) instead of rewriting the file, and the later of the two
+// times is the one that counts.
 type contextFile struct {
 	Used  time.Time       `json:"used"`
 	State json.RawMessage `json:"state"`
@@ -30,6 +34,11 @@ type contextFile struct {
 // never removed.)
 const contextTempDir = "writing"
 
+// contextReadTries is how many times GetContext reads a file whose two
+// slots are both being written by other processes before it calls the
+// file damaged.
+const contextReadTries = 5
+
 func (s *Store) contextsDir() string { return filepath.Join(filepath.Dir(s.sessionsDir), "contexts") }
 
 func (s *Store) contextPath(id string) (string, error) {
@@ -39,18 +48,27 @@ func (s *Store) contextPath(id string) (string, error) {
 	return filepath.Join(s.contextsDir(), id+".json"), nil
 }
 
-// PutContext writes the context's file (storage.ContextStore).
+// PutContext stores the context's state (storage.ContextStore): in place, in
+// the slot of its file that does not hold the newest state; a new context,
+// a file from before slots and a state too large for its slot are written
+// whole, through a rename.
 func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	path, err := s.contextPath(id)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(contextFile{Used: used.UTC(), State: state})
-	if err != nil {
+	if state, err = compactState(state); err != nil {
 		return err
 	}
-	if err := writeFileAtomicVia(filepath.Join(s.contextsDir(), contextTempDir), path, data); err != nil {
-		return err
+	gen, err := putContextInPlace(path, state, used)
+	if gen != 0 || err != nil {
+		if err != nil {
+			return err
+		}
+		line := encodeContextSlot(gen, used, state)
+		if err := writeFileAtomicVia(filepath.Join(s.contextsDir(), contextTempDir), path, encodeContextFile(line)); err != nil {
+			return err
+		}
 	}
 	if d := time.Since(used); d > time.Second || d < -time.Second {
 		// The file's modification time, its write time, counts as a use
@@ -58,6 +76,83 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 		return os.Chtimes(path, used, used)
 	}
 	return nil
+}
+
+// putContextInPlace writes state into the free slot of the context's file
+// at path. It returns 0 when it did, or else the generation the file must
+// be written whole with: the context is new, its file is from before slots
+// or damaged, the state outgrew the slot, or the file was removed while it
+// was written (another process expired it: the use that wrote it brings it
+// back, as a rename would have).
+func putContextInPlace(path string, state []byte, used time.Time) (gen uint64, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	data, err := readOpenFile(f)
+	if err != nil {
+		return 0, err
+	}
+	if !slotted(data) {
+		return 1, nil
+	}
+	newest, cur, ok := newestSlot(data)
+	if !ok {
+		return 1, nil
+	}
+	size := len(data) / 2
+	slot, fits := padSlot(encodeContextSlot(cur.Gen+1, used, state), size)
+	if !fits {
+		return cur.Gen + 1, nil
+	}
+	if _, err := f.WriteAt(slot, int64((1-newest)*size)); err != nil {
+		return 0, err
+	}
+	if testHookAfterSlotWrite != nil {
+		testHookAfterSlotWrite(path)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return cur.Gen + 1, nil
+	}
+	return 0, nil
+}
+
+// testHookAfterSlotWrite, when set by a test, runs between a slot's write
+// and the check that its file is still there.
+var testHookAfterSlotWrite func(path string)
+
+// compactState returns state as one line of compact JSON, refusing what is
+// not JSON.
+func compactState(state []byte) ([]byte, error) {
+	if json.Valid(state) && bytes.IndexAny(state, "\n\r\t ") < 0 {
+		return state, nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, state); err != nil {
+		return nil, fmt.Errorf("a context's state must be JSON: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// readOpenFile reads an open context file whole.
+func readOpenFile(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxContextFile {
+		return nil, fmt.Errorf("%s: %d bytes, more than a context's file holds", filepath.Base(f.Name()), fi.Size())
+	}
+	data := make([]byte, fi.Size())
+	n, err := f.ReadAt(data, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return data[:n], nil
 }
 
 // TouchContext moves the context file's modification time to used
@@ -76,23 +171,51 @@ func (s *Store) TouchContext(id string, used time.Time) error {
 	return nil
 }
 
-// GetContext reads the context's file (storage.ContextStore).
+// GetContext reads the context's file (storage.ContextStore). A file whose
+// two slots are both being written (by writers in other processes) is read
+// again, a few times, before it is reported damaged.
 func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 	path, err := s.contextPath(id)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	var f contextFile
-	if err := readJSON(path, &f); err != nil {
+	for try := 1; ; try++ {
+		slot, modified, err := readContext(path)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, time.Time{}, fmt.Errorf("context %s: %w", id, storage.ErrContextNotFound)
 		}
-		return nil, time.Time{}, err
+		if errors.Is(err, errTornContext) && try < contextReadTries {
+			time.Sleep(time.Duration(try) * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
+		}
+		if modified.After(slot.Used) {
+			return slot.State, modified, nil // touched since it was written
+		}
+		return slot.State, slot.Used, nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.ModTime().After(f.Used) {
-		return f.State, fi.ModTime(), nil // touched since it was written
+}
+
+// readContext reads and decodes a context's file, and returns its
+// modification time.
+func readContext(path string) (contextSlot, time.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return contextSlot{}, time.Time{}, err
 	}
-	return f.State, f.Used, nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return contextSlot{}, time.Time{}, err
+	}
+	data, err := readOpenFile(f)
+	if err != nil {
+		return contextSlot{}, time.Time{}, err
+	}
+	slot, err := decodeContextFile(data)
+	return slot, fi.ModTime(), err
 }
 
 // DeleteContext removes the context's file (storage.ContextStore).
