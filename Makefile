@@ -17,8 +17,15 @@ CONFORMANCE_PORT ?= 17931
 all: build
 
 ## build: compile thoughtbox (and the other commands) into bin/
+# The binaries record the commit they were built from, and whether the tree
+# had uncommitted changes, when git can tell (-buildvcs=auto fails the build
+# where git is there but refuses the checkout, so it is asked first):
+# tbbench's child reference servers then run the thoughtbox built beside it
+# from the same clean commit instead of tbbench again
+# (harness/target/embedded/program.go).
+BUILDVCS := $(shell git status --porcelain >/dev/null 2>&1 && echo auto || echo false)
 build:
-	GOGC=$${GOGC:-400} $(GO) build -o $(BIN)/ ./cmd/...
+	GOGC=$${GOGC:-400} $(GO) build -buildvcs=$(BUILDVCS) -o $(BIN)/ ./cmd/...
 
 RUN_ID ?= $(shell date -u +%Y%m%d-%H%M%S)
 # Expanded once: a deferred $(shell date) gives each use its own second, and
@@ -27,10 +34,14 @@ RUN_ID := $(RUN_ID)
 
 ## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell (fs, memory, sqlite), the official MCP conformance suite over HTTP, then the load regression tier on fs, memory and sqlite beside the no-op ceiling; one scorecard in out/<run>-load/. Exit status 0 pass, 1 fail, 3 inconclusive (nothing failed, but the no-op ceiling could not hold the load tier: the machine was too busy to judge)
 # The robustness catalogues and the official suite check behaviour, not
-# speed, and leave a core half idle: they run one after another beside the
-# conformance cells, their output shown when the cells are done. The load
-# runs alone.
+# speed, and mostly wait (an HTTP catalogue's slow and hostile clients take
+# 45 s of it): they run BESIDE_WITH_CELLS at a time beside the conformance
+# cells and, once the cells are done, BESIDE_AFTER_CELLS at a time (the load
+# waits for them), each one's output shown when all are done. The load runs
+# alone.
 CELLS := http/fs http/memory http/sqlite stdio/fs stdio/memory stdio/sqlite
+BESIDE_WITH_CELLS ?= 2
+BESIDE_AFTER_CELLS ?= 3
 # make run's conformance cells run this many at a time (each its own server),
 # a new one as soon as one is done, the slowest first (over stdio every MCP
 # session is a process of its own), but not the three stdio cells at once:
@@ -39,12 +50,17 @@ CELLS_AT_ONCE ?= 3
 CELLS_SLOWEST_FIRST := stdio/fs http/memory stdio/sqlite stdio/memory http/fs http/sqlite
 run: build tools prometheus
 	@status=0; with=""; logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; \
-	{ for c in $(CELLS); do t=$${c%/*}; s=$${c#*/}; \
-	    { echo; echo "=== robustness: bad-input catalogue and faults, transport $$t, storage $$s"; \
-	      ./$(BIN)/tbbench robust --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s-robust || echo >$$logs/failed; } >>$$logs/beside.log 2>&1; \
-	  done; \
-	  { echo; echo "=== official MCP conformance suite $(CONFORMANCE_VERSION): embedded reference server over HTTP"; \
-	    ./$(BIN)/tbbench official --transport http --storage memory --run-id $(RUN_ID)-official || echo >$$logs/failed; } >>$$logs/beside.log 2>&1; \
+	{ i=0; for c in $(CELLS) official; do i=$$((i+1)); t=$${c%/*}; s=$${c#*/}; \
+	    while :; do at_once=$(BESIDE_WITH_CELLS); [ -e $$logs/cells-done ] && at_once=$(BESIDE_AFTER_CELLS); \
+	      [ $$(jobs -rp | wc -l) -lt $$at_once ] && break; wait -n; done; \
+	    if [ $$c = official ]; then \
+	      { echo; echo "=== official MCP conformance suite $(CONFORMANCE_VERSION): embedded reference server over HTTP"; \
+	        ./$(BIN)/tbbench official --transport http --storage memory --run-id $(RUN_ID)-official || echo >$$logs/failed; } >$$logs/beside-$$i.log 2>&1 & \
+	    else \
+	      { echo; echo "=== robustness: bad-input catalogue and faults, transport $$t, storage $$s"; \
+	        ./$(BIN)/tbbench robust --transport $$t --storage $$s --run-id $(RUN_ID)-$$t-$$s-robust || echo >$$logs/failed; } >$$logs/beside-$$i.log 2>&1 & \
+	    fi; \
+	  done; wait; for k in $$(seq $$i); do cat $$logs/beside-$$k.log; done >$$logs/beside.log; \
 	} & beside=$$!; \
 	running=0; shown() { local cell=$$(sed -n "s|^$$1 ||p" $$logs/cells); [ -n "$$cell" ] && cat $$logs/conform-$${cell%/*}-$${cell#*/}.log; }; \
 	for c in $(CELLS_SLOWEST_FIRST); do t=$${c%/*}; s=$${c#*/}; \
@@ -52,7 +68,7 @@ run: build tools prometheus
 	  { echo; echo "=== conformance in both MCP eras: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
 	    ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --progress lines --run-id $(RUN_ID)-$$t-$$s || echo >$$logs/failed; } >$$logs/conform-$$t-$$s.log 2>&1 & echo "$$! $$c" >>$$logs/cells; \
 	  running=$$((running+1)); while [ $$running -ge $(CELLS_AT_ONCE) ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; \
-	done; while [ $$running -gt 0 ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; \
+	done; while [ $$running -gt 0 ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; touch $$logs/cells-done; \
 	for c in $(CELLS); do with="$$with --with out/$(RUN_ID)-$${c%/*}-$${c#*/} --with out/$(RUN_ID)-$${c%/*}-$${c#*/}-robust"; done; \
 	wait $$beside; cat $$logs/beside.log; [ -e $$logs/failed ] && status=1; \
 	with="$$with --with out/$(RUN_ID)-official"; \

@@ -1,7 +1,8 @@
 // Package embedded starts the reference server as a target: in this process
-// behind a loopback HTTP listener, or as a child process (this binary run
-// again with ServeEnv) over stdio or HTTP. It is the only package of the
-// harness that imports server/.
+// behind a loopback HTTP listener, or as a child process over stdio or HTTP
+// (the thoughtbox command built beside this binary from the same commit, or
+// this binary run again with ServeEnv: program.go). It is the only package
+// of the harness that imports server/.
 package embedded
 
 import (
@@ -83,45 +84,57 @@ func New(ctx context.Context, o Options) (target.Target, error) {
 	return t, nil
 }
 
-// childEnv is the environment of a child reference server.
-func childEnv(o Options, dir, mode string) []string {
-	env := []string{ServeEnv + "=" + mode, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
+// childEnv is the environment of a child reference server that runs p and
+// serves over mode (stdio or http).
+func childEnv(o Options, dir, mode string, p program) []string {
+	serve := ServeEnv + "=" + mode
+	if !p.own {
+		serve = "THOUGHTBOX_TRANSPORT=" + mode
+	}
+	env := []string{serve, "THOUGHTBOX_STORAGE=" + o.Storage, "THOUGHTBOX_DATA_DIR=" + dir,
 		"DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_CRITIQUE_TIMEOUT=" + CritiqueTimeout.String()}
+	if mode == "http" {
+		env = append(env, "PORT={port}")
+	}
 	if o.Observatory {
 		env = append(env, observatoryEnv(target.ObsPortPlaceholder)...)
 	}
-	env = append(env, target.SelfChildEnv()...)
+	if p.own {
+		env = append(env, target.SelfChildEnv()...)
+	}
 	return append(env, o.Env...)
 }
 
-// child is the reference server run as this binary's child, by way of a
-// command target.
+// child is the reference server run as a child process (see program.go), by
+// way of a command target.
 type child struct {
 	target.Target
 	cleanup func() error
+	program program
 }
 
 func newChild(ctx context.Context, o Options, dir string, cleanup func() error) (target.Target, error) {
-	exe, err := os.Executable()
+	p, err := serverProgram()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}
 	mode := "stdio"
-	env := childEnv(o, dir, mode)
 	if o.Transport == target.HTTP {
-		env = childEnv(o, dir, "http")
-		env = append(env, "PORT={port}")
+		mode = "http"
 	}
-	ct, err := target.NewCommand(ctx, target.CommandOptions{Argv: []string{exe}, Env: env, Transport: o.Transport, Kind: target.KindEmbedded})
+	ct, err := target.NewCommand(ctx, target.CommandOptions{Argv: []string{p.path}, Env: childEnv(o, dir, mode, p), Transport: o.Transport, Kind: target.KindEmbedded})
 	if err != nil {
 		return nil, err
 	}
-	return &child{Target: ct, cleanup: cleanup}, nil
+	return &child{Target: ct, cleanup: cleanup, program: p}, nil
 }
 
 func (c *child) Info() target.Info {
 	i := c.Target.Info()
 	i.Address = "embedded reference server, child process over " + i.Transport
+	if !c.program.own {
+		i.Address += " (" + c.program.path + ")"
+	}
 	return i
 }
 

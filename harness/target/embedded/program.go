@@ -1,0 +1,99 @@
+package embedded
+
+import (
+	"debug/buildinfo"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+)
+
+// A child reference server runs the thoughtbox command when one was built
+// beside this binary from the same clean commit (as make build leaves them
+// in bin/), and this binary run again (ServeIfRequested) otherwise: the
+// same server either way, but thoughtbox is half the size and links none of
+// the harness, so it starts in about 24 ms of CPU against 34 (100 stdio
+// starts each, time(1)); over stdio every MCP session starts one, and a
+// conformance cell starts some 550 per era. A test binary has no such
+// sibling, and neither has a tree with uncommitted changes: there the
+// binaries cannot be told apart from builds of other trees.
+
+// program is what a child reference server runs.
+type program struct {
+	path string
+	// own is true when path is this binary: it serves when ServeEnv asks;
+	// thoughtbox reads THOUGHTBOX_TRANSPORT.
+	own bool
+}
+
+// serverProgram returns the program of a child reference server. With
+// ProfileEnv set it is always this binary: the CPU profile is written by
+// ServeIfRequested.
+func serverProgram() (program, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return program{}, err
+	}
+	if _, profiling := os.LookupEnv(ProfileEnv); !profiling {
+		if sibling, ok := lookSibling(exe); ok {
+			return program{path: sibling}, nil
+		}
+	}
+	return program{path: exe, own: true}, nil
+}
+
+var sibling struct {
+	once sync.Once
+	path string
+	ok   bool
+}
+
+// lookSibling returns the thoughtbox command beside exe, when it is a build
+// of the same clean commit by the same Go (looked at once per process).
+func lookSibling(exe string) (string, bool) {
+	sibling.once.Do(func() {
+		own, ok := debug.ReadBuildInfo()
+		if !ok {
+			return
+		}
+		name := "thoughtbox"
+		if runtime.GOOS == "windows" {
+			name += ".exe"
+		}
+		path := filepath.Join(filepath.Dir(exe), name)
+		other, err := buildinfo.ReadFile(path)
+		if err != nil || !sameCleanBuild(own, other) {
+			return
+		}
+		sibling.path, sibling.ok = path, true
+	})
+	return sibling.path, sibling.ok
+}
+
+// sameCleanBuild reports whether other is the thoughtbox command of the
+// module own was built from, at the same commit with no uncommitted
+// changes in either, by the same Go.
+func sameCleanBuild(own, other *debug.BuildInfo) bool {
+	if own.Main.Path == "" || other.Main.Path != own.Main.Path || other.Path != own.Main.Path+"/cmd/thoughtbox" ||
+		other.GoVersion != own.GoVersion {
+		return false
+	}
+	rev, clean := vcs(own)
+	otherRev, otherClean := vcs(other)
+	return rev != "" && clean && otherClean && otherRev == rev
+}
+
+// vcs returns the commit a binary was built from and whether the tree was
+// clean ("" when the build recorded none).
+func vcs(bi *debug.BuildInfo) (revision string, clean bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			clean = s.Value == "false"
+		}
+	}
+	return revision, clean
+}
