@@ -12,7 +12,7 @@ SEQTHINK_VERSION := 2026.8.31
 SEQTHINK := $(TOOLS)/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
 CONFORMANCE_PORT ?= 17931
 
-.PHONY: all build run serve test vet prometheus chromium tools unit conformance rules bench overhead sidecar power clean race-binaries
+.PHONY: all build run run-binaries serve test vet prometheus chromium tools unit conformance rules bench overhead sidecar power clean race-binaries
 
 all: build
 
@@ -48,7 +48,11 @@ BESIDE_AFTER_CELLS ?= 3
 # their process starts contend; each one's output is shown when it is done.
 CELLS_AT_ONCE ?= 3
 CELLS_SLOWEST_FIRST := stdio/fs http/memory stdio/sqlite stdio/memory http/fs http/sqlite
-run: build tools prometheus
+# What make run needs is compiled, and installed, at once: tbbench and
+# thoughtbox (not the sidecar, whose OTLP exporters and gRPC make run never
+# uses), Node 22 with the npm packages, Prometheus.
+run:
+	@$(MAKE) --no-print-directory -j3 run-binaries tools prometheus
 	@status=0; with=""; logs=$$(mktemp -d); trap 'rm -rf $$logs' EXIT; \
 	{ i=0; for c in $(CELLS) official; do i=$$((i+1)); t=$${c%/*}; s=$${c#*/}; \
 	    while :; do at_once=$(BESIDE_WITH_CELLS); [ -e $$logs/cells-done ] && at_once=$(BESIDE_AFTER_CELLS); \
@@ -77,6 +81,9 @@ run: build tools prometheus
 	echo; echo "results: out/$(RUN_ID)-*; the scorecard of the whole run: out/$(RUN_ID)-load/scorecard.md"; \
 	if [ $$load = 3 ] && [ $$status = 0 ]; then echo "inconclusive: the machine could not sustain the load tier (see out/$(RUN_ID)-load/load.md)"; exit 3; fi; \
 	[ $$load = 0 ] || status=1; exit $$status
+
+run-binaries:
+	GOGC=$${GOGC:-400} $(GO) build -buildvcs=$(BUILDVCS) -o $(BIN)/ ./cmd/tbbench ./cmd/thoughtbox
 
 ## power: how often the A/B regression gate (bench.yml's ab job) reports a regression: POWER_RUNS (20) runs each of the same build, a head 1 ms slower per thought and a head that burns POWER_THOUGHT_CPU (300us) more CPU per thought, with POWER_BUSY (1) CPU-bound processes beside every run; the tally in out/power/summary.md (about an hour with the defaults)
 power: build

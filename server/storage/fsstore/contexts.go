@@ -61,10 +61,10 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 		return err
 	}
 	gen, err := putContextInPlace(path, state, used)
-	if gen != 0 || err != nil {
-		if err != nil {
-			return err
-		}
+	if err != nil {
+		return err
+	}
+	if gen != 0 {
 		line := encodeContextSlot(gen, used, state)
 		if err := writeFileAtomicVia(filepath.Join(s.contextsDir(), contextTempDir), path, encodeContextFile(line)); err != nil {
 			return err
