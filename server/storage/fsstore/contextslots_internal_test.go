@@ -14,7 +14,7 @@ import (
 
 const slotTestID = "0123456789abcdef0123456789abcdef"
 
-func slotStore(t *testing.T, dir string) *Store {
+func slotStore(t testing.TB, dir string) *Store {
 	t.Helper()
 	s, err := Open(dir, "_default", WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), WithFlushInterval(0))
 	if err != nil {
@@ -24,7 +24,7 @@ func slotStore(t *testing.T, dir string) *Store {
 	return s
 }
 
-func putState(t *testing.T, s *Store, state string) {
+func putState(t testing.TB, s *Store, state string) {
 	t.Helper()
 	if err := s.PutContext(slotTestID, []byte(state), time.Now()); err != nil {
 		t.Fatal(err)
