@@ -34,8 +34,8 @@ RUN_ID := $(RUN_ID)
 
 ## run: the full benchmark against the embedded reference server: conformance (3 times in the http/memory cell: the stability axis) and the robustness catalogue in every transport x storage cell (fs, memory, sqlite), the official MCP conformance suite over HTTP, then the load regression tier on fs, memory and sqlite beside the no-op ceiling; one scorecard in out/<run>-load/. Exit status 0 pass, 1 fail, 3 inconclusive (nothing failed, but the no-op ceiling could not hold the load tier: the machine was too busy to judge)
 # The robustness catalogues and the official suite check behaviour, not
-# speed, and mostly wait (an HTTP catalogue's slow and hostile clients take
-# 45 s of it): they run BESIDE_WITH_CELLS at a time beside the conformance
+# speed (beside the cells an HTTP catalogue takes 43-48 s, a stdio one
+# 16-19 s, 200 s in all): they run BESIDE_WITH_CELLS at a time beside the conformance
 # cells and, once the cells are done, BESIDE_AFTER_CELLS at a time (the load
 # waits for them), each one's output shown when all are done. The load runs
 # alone.

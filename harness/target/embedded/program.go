@@ -16,8 +16,8 @@ import (
 // the harness, so it starts in about 24 ms of CPU against 34 (100 stdio
 // starts each, time(1)); over stdio every MCP session starts one, and a
 // conformance cell starts some 550 per era. A test binary has no such
-// sibling, and neither has a tree with uncommitted changes: there the
-// binaries cannot be told apart from builds of other trees.
+// sibling, and a build from a tree with uncommitted changes is never taken
+// for one: it cannot be told apart from a build of another such tree.
 
 // program is what a child reference server runs.
 type program struct {
@@ -43,6 +43,7 @@ func serverProgram() (program, error) {
 	return program{path: exe, own: true}, nil
 }
 
+// sibling is what lookSibling found, looked for once per process.
 var sibling struct {
 	once sync.Once
 	path string
@@ -50,7 +51,7 @@ var sibling struct {
 }
 
 // lookSibling returns the thoughtbox command beside exe, when it is a build
-// of the same clean commit by the same Go (looked at once per process).
+// of the same clean commit by the same Go.
 func lookSibling(exe string) (string, bool) {
 	sibling.once.Do(func() {
 		own, ok := debug.ReadBuildInfo()

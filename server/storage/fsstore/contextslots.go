@@ -22,10 +22,11 @@ import (
 // slot half-written finds its check wrong and takes the other slot, the
 // state before the change. A process killed in the middle of the write
 // leaves the other slot whole too. (Writing a new file and renaming it over
-// the old one costs six times as much on ext4: 124–138 µs against 20 µs per
-// change in a directory of 20,000 contexts, and a 2026-era client changes
-// its context's state about once in four calls.) A new context's file, and
-// a state outgrowing its slot, are written whole through a rename.
+// the old one costs three to four times as much on ext4: 118–132 µs against
+// 33–43 µs per change among 20,000 contexts, BenchmarkContextChange; a
+// 2026-era client changes its context's state about once in four calls.) A
+// new context's file, and a state outgrowing its slot, are written whole
+// through a rename.
 //
 // Files written before slots (one JSON object, contextFile) are read as
 // they are and given slots at their next change.
