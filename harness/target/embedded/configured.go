@@ -15,7 +15,7 @@ func (c *child) Configured(ctx context.Context, env []string) (target.Target, er
 	if err != nil {
 		return nil, err
 	}
-	return &child{Target: s, cleanup: func() error { return nil }}, nil
+	return &child{Target: s, cleanup: func() error { return nil }, program: c.program}, nil
 }
 
 // Configured starts the reference server as a child process over HTTP with

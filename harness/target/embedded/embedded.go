@@ -156,7 +156,7 @@ func (c *child) Sibling(ctx context.Context) (target.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &child{Target: s, cleanup: func() error { return nil }}, nil
+	return &child{Target: s, cleanup: func() error { return nil }, program: c.program}, nil
 }
 func (c *child) Close() error { return errors.Join(c.Target.Close(), c.cleanup()) }
 

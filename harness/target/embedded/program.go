@@ -15,9 +15,10 @@ import (
 // same server either way, but thoughtbox is half the size and links none of
 // the harness, so it starts in about 24 ms of CPU against 34 (100 stdio
 // starts each, time(1)); over stdio every MCP session starts one, and a
-// conformance cell starts some 550 per era. A test binary has no such
-// sibling, and a build from a tree with uncommitted changes is never taken
-// for one: it cannot be told apart from a build of another such tree.
+// conformance cell starts some 550 per era. A test binary has no
+// thoughtbox beside it, and a build from a tree with uncommitted changes is
+// never taken for one: it cannot be told apart from a build of another such
+// tree.
 
 // program is what a child reference server runs.
 type program struct {
@@ -36,24 +37,24 @@ func serverProgram() (program, error) {
 		return program{}, err
 	}
 	if _, profiling := os.LookupEnv(ProfileEnv); !profiling {
-		if sibling, ok := lookSibling(exe); ok {
-			return program{path: sibling}, nil
+		if path, ok := thoughtboxBeside(exe); ok {
+			return program{path: path}, nil
 		}
 	}
 	return program{path: exe, own: true}, nil
 }
 
-// sibling is what lookSibling found, looked for once per process.
-var sibling struct {
+// found is what thoughtboxBeside found: it looks once per process.
+var found struct {
 	once sync.Once
 	path string
 	ok   bool
 }
 
-// lookSibling returns the thoughtbox command beside exe, when it is a build
-// of the same clean commit by the same Go.
-func lookSibling(exe string) (string, bool) {
-	sibling.once.Do(func() {
+// thoughtboxBeside returns the thoughtbox command beside exe, when it is a
+// build of the same clean commit by the same Go.
+func thoughtboxBeside(exe string) (string, bool) {
+	found.once.Do(func() {
 		own, ok := debug.ReadBuildInfo()
 		if !ok {
 			return
@@ -67,9 +68,9 @@ func lookSibling(exe string) (string, bool) {
 		if err != nil || !sameCleanBuild(own, other) {
 			return
 		}
-		sibling.path, sibling.ok = path, true
+		found.path, found.ok = path, true
 	})
-	return sibling.path, sibling.ok
+	return found.path, found.ok
 }
 
 // sameCleanBuild reports whether other is the thoughtbox command of the

@@ -1,11 +1,15 @@
 package embedded
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 )
 
 func build(path, main, goVersion, revision, modified string) *debug.BuildInfo {
@@ -19,10 +23,10 @@ func build(path, main, goVersion, revision, modified string) *debug.BuildInfo {
 	return bi
 }
 
-// TestSiblingOnlyFromTheSameCleanBuild: the thoughtbox command beside the
+// TestThoughtboxBesideOnlyFromTheSameCleanBuild: the thoughtbox command beside the
 // harness stands in for it only when both were built by the same Go from
 // the same commit of the same module with nothing uncommitted.
-func TestSiblingOnlyFromTheSameCleanBuild(t *testing.T) {
+func TestThoughtboxBesideOnlyFromTheSameCleanBuild(t *testing.T) {
 	const mod, rev = "github.com/thoughtbox-bench/tbbench", "732a95812ab"
 	own := build(mod+"/cmd/tbbench", mod, "go1.26.0", rev, "false")
 	for _, c := range []struct {
@@ -82,5 +86,37 @@ func TestATestBinaryServesItself(t *testing.T) {
 	p, err := serverProgram()
 	if err != nil || !p.own {
 		t.Fatalf("serverProgram = %+v, %v; want this binary", p, err)
+	}
+}
+
+// fakeCommand stands in for a command target that starts configured and
+// sibling servers.
+type fakeCommand struct{ target.Target }
+
+func (fakeCommand) Info() target.Info { return target.Info{Address: "http://127.0.0.1:1/mcp"} }
+func (f fakeCommand) Configured(context.Context, []string) (target.Target, error) {
+	return fakeCommand{}, nil
+}
+func (f fakeCommand) Sibling(context.Context) (target.Target, error) { return fakeCommand{}, nil }
+
+// TestServersStartedFromAChildRunItsProgram: the configured server and the
+// second process a child starts run the child's program, and say so.
+func TestServersStartedFromAChildRunItsProgram(t *testing.T) {
+	c := &child{Target: fakeCommand{}, program: program{path: "/bin/thoughtbox"}}
+	configured, err := c.Configured(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.Sibling(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]target.Target{"configured": configured, "second process": second} {
+		if got := s.(*child).program; got != c.program {
+			t.Errorf("%s runs %+v, want %+v", name, got, c.program)
+		}
+		if a := s.Info().Address; !strings.HasSuffix(a, "(/bin/thoughtbox)") {
+			t.Errorf("%s's address %q does not name /bin/thoughtbox", name, a)
+		}
 	}
 }
