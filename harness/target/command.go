@@ -426,6 +426,9 @@ func freePort() (int, error) {
 		nextPort.CompareAndSwap(0, 1+rand.Int64N(span))
 		for range 50 {
 			p := 10000 + int(nextPort.Add(1)%span)
+			if !claimPort(p) {
+				continue // another harness process has just picked it
+			}
 			if ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p)); err == nil {
 				ln.Close()
 				return p, nil

@@ -46,6 +46,7 @@ func TestParseToolResultKeepsUnknownBlocks(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	target.HoldPortClaimIfAsked()
 	// Child targets re-execute this test binary.
 	embedded.ServeIfRequested()
 	noop.ServeIfRequested()
