@@ -419,7 +419,8 @@ func ownChildRunning(pid int) bool {
 // The ports of one process are taken in turn from a random start, so that
 // two picks of this process never meet (random picks did: two children of
 // one run were given the same port); other harness processes start
-// elsewhere in the range.
+// elsewhere in the range, and a port one of them has claimed is passed over
+// (portclaim.go): their walks may meet.
 func freePort() (int, error) {
 	if low := ephemeralLow(); low > 11000 {
 		span := int64(low - 10000)
