@@ -93,7 +93,7 @@ func putContextInPlace(path string, state []byte, used time.Time) (gen uint64, e
 		return 0, err
 	}
 	defer f.Close()
-	data, err := readOpenFile(f)
+	data, _, err := readOpenFile(f)
 	if err != nil {
 		return 0, err
 	}
@@ -138,21 +138,22 @@ func compactState(state []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// readOpenFile reads an open context file whole.
-func readOpenFile(f *os.File) ([]byte, error) {
+// readOpenFile reads an open context file whole, and returns what its
+// stat said too (the modification time is the context's last use).
+func readOpenFile(f *os.File) ([]byte, os.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi.Size() > maxContextFile {
-		return nil, fmt.Errorf("%s: %d bytes, more than a context's file holds", filepath.Base(f.Name()), fi.Size())
+		return nil, nil, fmt.Errorf("%s: %d bytes, more than a context's file holds", filepath.Base(f.Name()), fi.Size())
 	}
 	data := make([]byte, fi.Size())
 	n, err := f.ReadAt(data, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+		return nil, nil, err
 	}
-	return data[:n], nil
+	return data[:n], fi, nil
 }
 
 // TouchContext moves the context file's modification time to used
@@ -206,11 +207,7 @@ func readContext(path string) (contextSlot, time.Time, error) {
 		return contextSlot{}, time.Time{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return contextSlot{}, time.Time{}, err
-	}
-	data, err := readOpenFile(f)
+	data, fi, err := readOpenFile(f)
 	if err != nil {
 		return contextSlot{}, time.Time{}, err
 	}
