@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
@@ -353,7 +354,7 @@ func execCLI(ctx context.Context, o Options, args []string, timeout time.Duratio
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// The CLI and anything it starts end together at the timeout.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { procgroup.Signal(cmd.Process, syscall.SIGKILL); return nil }
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()

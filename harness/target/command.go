@@ -18,6 +18,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
@@ -180,7 +181,7 @@ func (t *commandTarget) command(ctx context.Context, rec *transcript.Recorder) *
 		argv, env = t.perProcessObsPort(rec)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error { procgroup.Signal(cmd.Process, syscall.SIGKILL); return nil }
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = &lineWriter{rec: rec}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -329,11 +330,11 @@ func (t *commandTarget) stop(kill bool) error {
 	// Idle connections first: the child's graceful shutdown would wait five
 	// seconds for one the harness dialed but never sent a request on.
 	forgetIdleConnections(t.url)
-	_ = syscall.Kill(-c.cmd.Process.Pid, sig)
+	procgroup.Signal(c.cmd.Process, sig)
 	select {
 	case <-c.exited:
 	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		procgroup.Signal(c.cmd.Process, syscall.SIGKILL)
 		<-c.exited
 	}
 	forgetIdleConnections(t.url)
@@ -346,63 +347,41 @@ func (t *commandTarget) stop(kill bool) error {
 // exited.
 func (t *commandTarget) stopStdio(kill bool) {
 	t.mu.Lock()
-	var pids []int
+	var procs []*os.Process
 	for cmd := range t.procs {
 		// Start ran before the session it serves answered, and that answer
 		// reached this goroutine: reading Process here is ordered after it.
 		if cmd.Process != nil {
-			pids = append(pids, cmd.Process.Pid)
+			procs = append(procs, cmd.Process)
 		}
 	}
 	t.procs = map[*exec.Cmd]bool{}
 	t.mu.Unlock()
-	var running []int
-	for _, pid := range pids {
-		if ownChildRunning(pid) {
-			running = append(running, pid)
+	// A process reaped long ago left its number free for the kernel to
+	// give again, maybe to a server of another test: only those still
+	// running are signalled (procgroup).
+	var running []*os.Process
+	for _, p := range procs {
+		if procgroup.Running(p) {
+			running = append(running, p)
 		}
 	}
 	sig := syscall.SIGTERM
 	if kill {
 		sig = syscall.SIGKILL
 	}
-	for _, pid := range running {
-		_ = syscall.Kill(-pid, sig)
+	for _, p := range running {
+		procgroup.Signal(p, sig)
 	}
 	term := time.Now().Add(5 * time.Second)
-	for _, pid := range running {
-		for ownChildRunning(pid) && time.Now().Before(term.Add(2*time.Second)) {
+	for _, p := range running {
+		for procgroup.Running(p) && time.Now().Before(term.Add(2*time.Second)) {
 			if time.Now().After(term) {
-				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				procgroup.Signal(p, syscall.SIGKILL)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-}
-
-// ownChildRunning reports whether pid is a child of this process that has
-// not exited (an exited child that nobody reaped yet is a zombie: it does
-// not run). Without /proc it trusts signal 0, which sees zombies as alive;
-// the wait is then bounded by the caller's SIGKILL.
-func ownChildRunning(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		if _, serr := os.Stat("/proc/self/stat"); serr == nil {
-			return false // /proc works: the process is gone
-		}
-		return syscall.Kill(pid, 0) == nil
-	}
-	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return false
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
-		return false
-	}
-	ppid, err := strconv.Atoi(f[1])
-	return err == nil && ppid == os.Getpid()
 }
 
 // freePort returns a TCP port of 127.0.0.1 that was free a moment ago, for

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
@@ -286,7 +287,7 @@ func (t *tapped) stopProcess() error {
 			return err
 		case <-time.After(step.wait):
 			if step.sig != 0 {
-				_ = syscall.Kill(-pid, step.sig)
+				procgroup.Signal(t.cmd.Process, step.sig)
 			}
 		}
 	}
