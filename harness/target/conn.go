@@ -84,20 +84,16 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
 	}
-	c.checkResultType(method, resp.Result)
+	if c.era.Modern() {
+		c.checkResultType(method, readModernResult(resp.Result))
+	}
 	return resp.Result, nil
 }
 
-// checkResultType records a defect when a 2026-era result has no
-// resultType, which that era puts on every result.
-func (c *Conn) checkResultType(method string, result json.RawMessage) {
-	if !c.era.Modern() {
-		return
-	}
-	var r struct {
-		ResultType *string `json:"resultType"`
-	}
-	if json.Unmarshal(result, &r) != nil || r.ResultType == nil || *r.ResultType == "" {
+// checkResultType records a defect when a 2026-era result r of method has
+// no resultType, which that era puts on every result.
+func (c *Conn) checkResultType(method string, r modernResult) {
+	if r.resultType == "" {
 		c.rec.Add(transcript.Entry{Dir: transcript.Recv, Kind: transcript.Defect, Method: method,
 			Text: "a " + string(c.era) + " result of " + method + " has no resultType"})
 	}
@@ -120,6 +116,9 @@ type ToolResult struct {
 	IsError bool
 	Blocks  []Block
 	Raw     json.RawMessage
+	// modern is what a 2026-era client reads besides the content (read
+	// in the same pass over the result, in either era).
+	modern modernResult
 }
 
 // Text returns the text of the first block ("" when it is not text).
@@ -178,9 +177,10 @@ func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcri
 		var res struct {
 			IsError bool        `json:"isError"`
 			Content []wireBlock `json:"content"`
+			modernMembers
 		}
 		if json.Unmarshal(raw, &res) == nil {
-			out := ToolResult{IsError: res.IsError, Raw: raw, Blocks: make([]Block, 0, len(res.Content))}
+			out := ToolResult{IsError: res.IsError, Raw: raw, Blocks: make([]Block, 0, len(res.Content)), modern: res.modernMembers.read()}
 			infos := make([]transcript.BlockInfo, 0, len(res.Content))
 			for i := range res.Content {
 				wire := &res.Content[i]
@@ -203,11 +203,12 @@ func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcri
 	var res struct {
 		IsError bool              `json:"isError"`
 		Content []json.RawMessage `json:"content"`
+		modernMembers
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return ToolResult{}, nil, fmt.Errorf("tools/call result is not an object: %w", err)
 	}
-	out := ToolResult{IsError: res.IsError, Raw: raw}
+	out := ToolResult{IsError: res.IsError, Raw: raw, modern: res.modernMembers.read()}
 	var infos []transcript.BlockInfo
 	var failed error
 	for _, c := range res.Content {
@@ -259,9 +260,14 @@ func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolRe
 			return ToolResult{}, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
 		}
 		if c.era.Modern() {
-			c.checkResultType("tools/call", resp.Result)
-			var more inputRequired
-			if json.Unmarshal(resp.Result, &more) == nil && more.ResultType == string(mcp.ResultTypeInputRequired) {
+			var r modernResult
+			if res != nil && res.err == nil {
+				r = res.result.modern // read with the content
+			} else {
+				r = readModernResult(resp.Result)
+			}
+			c.checkResultType("tools/call", r)
+			if more := r.input; more != nil {
 				if round >= maxInputRounds {
 					return ToolResult{}, fmt.Errorf("tools/call %s: still input_required after %d round trips", name, round+1)
 				}
@@ -274,8 +280,10 @@ func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolRe
 				params["requestState"] = more.RequestState
 				continue
 			}
-			if name == GatewayTool {
-				c.noteContext(resp.Result)
+			// The context a gateway answer names is kept, so that the
+			// calls after it run there.
+			if name == GatewayTool && r.contextID != "" {
+				c.contextID.Store(&r.contextID)
 			}
 		}
 		if res != nil {
@@ -318,20 +326,6 @@ func (c *Conn) inContext(arguments any) any {
 		return m
 	}
 	return arguments
-}
-
-// noteContext keeps the context a gateway answer names (its
-// structuredContent's contextId), so that the calls after it run there.
-func (c *Conn) noteContext(result json.RawMessage) {
-	var r struct {
-		StructuredContent struct {
-			ContextID string `json:"contextId"`
-		} `json:"structuredContent"`
-	}
-	if json.Unmarshal(result, &r) == nil && r.StructuredContent.ContextID != "" {
-		id := r.StructuredContent.ContextID
-		c.contextID.Store(&id)
-	}
 }
 
 // ListTools lists the server's tools (one page): their names in the

@@ -130,7 +130,13 @@ func (c *Conn) frame(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 		fields["_meta"], _ = json.Marshal(meta)
 		req.Params = fields
 	}
-	raw, _ := json.Marshal(req.Params)
+	var raw []byte
+	switch p := req.Params.(type) {
+	case map[string]any:
+		raw, _ = json.Marshal(headerMembers(p))
+	case map[string]json.RawMessage:
+		raw, _ = json.Marshal(headerMembers(p))
+	}
 	h := http.Header{}
 	maps.Copy(h, req.Header)
 	h.Set(mcp.HeaderProtocolVersion, string(c.era))
@@ -139,6 +145,20 @@ func (c *Conn) frame(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 	}
 	req.Header = h
 	return req
+}
+
+// headerMembers returns the members of params that mcp.StandardHeaders
+// reads (mcp.ExtractHeaderName decodes a name or a uri, its keys matched as
+// encoding/json matches them, without regard to case): the others, a
+// thought's text among them, need not be encoded for it on every call.
+func headerMembers[V any](params map[string]V) map[string]V {
+	out := make(map[string]V, 1)
+	for k, v := range params {
+		if strings.EqualFold(k, "name") || strings.EqualFold(k, "uri") {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // capabilitiesOf are the client capabilities a connection declares.
@@ -158,9 +178,68 @@ func capabilitiesOf(o ConnOptions) mcp.ClientCapabilities {
 // inputRequired is the part of a 2026-era result that asks the client for
 // input before the call can finish (a multi round-trip request, SEP-2322).
 type inputRequired struct {
-	ResultType    string                     `json:"resultType"`
-	InputRequests map[string]json.RawMessage `json:"inputRequests"`
-	RequestState  string                     `json:"requestState"`
+	InputRequests map[string]json.RawMessage
+	RequestState  string
+}
+
+// modernResult is what the harness reads of a 2026-era result besides its
+// content.
+type modernResult struct {
+	// resultType is the result's resultType ("" when it has none, or one
+	// that is not a string).
+	resultType string
+	// input is the multi round-trip request when resultType is
+	// input_required and inputRequests and requestState are of their
+	// types (nil otherwise).
+	input *inputRequired
+	// contextID is structuredContent.contextId ("" when none, or not a
+	// string).
+	contextID string
+}
+
+// modernMembers are the members of a 2026-era result that modernResult is
+// read from, each raw.
+type modernMembers struct {
+	ResultType        json.RawMessage `json:"resultType"`
+	InputRequests     json.RawMessage `json:"inputRequests"`
+	RequestState      json.RawMessage `json:"requestState"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+}
+
+// readModernResult reads a 2026-era result in one pass over it, for a
+// result decodeToolResult has not read (a gateway answer can be large, and
+// this is every call's cost on the client's side of a load run).
+func readModernResult(result json.RawMessage) modernResult {
+	var m modernMembers
+	if json.Unmarshal(result, &m) != nil {
+		return modernResult{} // not an object
+	}
+	return m.read()
+}
+
+// read decodes each member alone, as encoding/json would decode the whole
+// result into a struct of that member only (keys matched without regard to
+// case, the last of a repeated key kept).
+func (m modernMembers) read() modernResult {
+	var r modernResult
+	// decodes reports whether member (nil when absent) decodes into v.
+	decodes := func(member json.RawMessage, v any) bool { return member == nil || json.Unmarshal(member, v) == nil }
+	if !decodes(m.ResultType, &r.resultType) {
+		r.resultType = ""
+	}
+	if r.resultType == string(mcp.ResultTypeInputRequired) {
+		var in inputRequired
+		if decodes(m.InputRequests, &in.InputRequests) && decodes(m.RequestState, &in.RequestState) {
+			r.input = &in
+		}
+	}
+	var sc struct {
+		ContextID string `json:"contextId"`
+	}
+	if decodes(m.StructuredContent, &sc) {
+		r.contextID = sc.ContextID
+	}
+	return r
 }
 
 // answerInputs fulfils a multi round-trip request's inputRequests as the

@@ -1,0 +1,126 @@
+package target
+
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// decodedAlone is what encoding/json gives each reader of a 2026-era
+// result decoding the whole result into a struct of its member only, as
+// the harness did before readModernResult read them in one pass.
+func decodedAlone(result string) modernResult {
+	var r modernResult
+	var rt struct {
+		ResultType *string `json:"resultType"`
+	}
+	if json.Unmarshal([]byte(result), &rt) == nil && rt.ResultType != nil {
+		r.resultType = *rt.ResultType
+	}
+	var more struct {
+		ResultType    string                     `json:"resultType"`
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  string                     `json:"requestState"`
+	}
+	if json.Unmarshal([]byte(result), &more) == nil && more.ResultType == string(mcp.ResultTypeInputRequired) {
+		r.input = &inputRequired{InputRequests: more.InputRequests, RequestState: more.RequestState}
+	}
+	var sc struct {
+		StructuredContent struct {
+			ContextID string `json:"contextId"`
+		} `json:"structuredContent"`
+	}
+	if json.Unmarshal([]byte(result), &sc) == nil {
+		r.contextID = sc.StructuredContent.ContextID
+	}
+	return r
+}
+
+// TestReadModernResultReadsWhatEachReaderReadAlone reads results of every
+// shape, well and badly formed, in one pass (alone and with the content) and
+// compares with what each reader of a member got decoding all of it.
+func TestReadModernResultReadsWhatEachReaderReadAlone(t *testing.T) {
+	results := []string{
+		`{"resultType":"complete","content":[{"type":"text","text":"x"}],"structuredContent":{"contextId":"c1"}}`,
+		`{"content":[]}`,
+		`{"resultType":null}`,
+		`{"resultType":""}`,
+		`{"resultType":7,"structuredContent":{"contextId":"c2"}}`,
+		`{"ResultType":"complete","STRUCTUREDCONTENT":{"ContextId":"c3"}}`,
+		`{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s1"}`,
+		`{"resultType":"input_required","inputRequests":[],"requestState":"s1"}`,
+		`{"resultType":"input_required","inputRequests":{"a":{}},"requestState":5}`,
+		`{"resultType":"input_required"}`,
+		`{"resultType":"input_required","inputRequests":null,"requestState":null}`,
+		`{"resultType":"complete","structuredContent":[]}`,
+		`{"resultType":"complete","structuredContent":{"contextId":9}}`,
+		`{"resultType":"complete","structuredContent":null}`,
+		`[1,2]`,
+		`"complete"`,
+		`{"resultType":"complete"`,
+		`{"resultType":"complete","isError":true,"content":[{"type":"text","text":"x"},5],"structuredContent":{"contextId":"c4"}}`,
+	}
+	for _, res := range results {
+		got, want := readModernResult(json.RawMessage(res)), decodedAlone(res)
+		if !sameModern(got, want) {
+			t.Errorf("%s: read %+v, each alone %+v", res, got, want)
+		}
+		for _, withRaw := range []bool{false, true} {
+			if dec, _, err := decodeToolResult(json.RawMessage(res), withRaw); err == nil && !sameModern(dec.modern, want) {
+				t.Errorf("%s: decodeToolResult(withRaw %v) read %+v, each alone %+v", res, withRaw, dec.modern, want)
+			}
+		}
+	}
+}
+
+// sameModern reports whether a and b read the same.
+func sameModern(a, b modernResult) bool {
+	if a.resultType != b.resultType || a.contextID != b.contextID || (a.input == nil) != (b.input == nil) {
+		return false
+	}
+	if a.input == nil {
+		return true
+	}
+	x, _ := json.Marshal(a.input)
+	y, _ := json.Marshal(b.input)
+	return string(x) == string(y)
+}
+
+// TestHeaderMembersGiveTheHeadersOfTheWholeParams checks that the members
+// headerMembers keeps give the standard headers the whole params give.
+func TestHeaderMembersGiveTheHeadersOfTheWholeParams(t *testing.T) {
+	thought := map[string]any{"operation": "thought", "args": map[string]any{"thought": strings.Repeat("long ", 100)}}
+	cases := []struct {
+		method mcp.MCPMethod
+		params map[string]any
+	}{
+		{mcp.MethodToolsCall, map[string]any{"name": "thoughtbox_gateway", "arguments": thought}},
+		{mcp.MethodToolsCall, map[string]any{"Name": "upper", "name": "lower", "arguments": thought}},
+		{mcp.MethodToolsCall, map[string]any{"NAME": "only upper"}},
+		{mcp.MethodToolsCall, map[string]any{"name": 5}},
+		{mcp.MethodToolsCall, map[string]any{"name": "ünïcode näme", "_meta": map[string]any{"progressToken": 1}}},
+		{mcp.MethodToolsCall, map[string]any{"arguments": thought}},
+		{mcp.MethodPromptsGet, map[string]any{"name": "p", "arguments": map[string]any{"a": "b"}}},
+		{mcp.MethodResourcesRead, map[string]any{"uri": "thoughtbox://x", "URI": "thoughtbox://y"}},
+		{mcp.MethodResourcesRead, map[string]any{"uri": 7}},
+		{mcp.MethodToolsList, map[string]any{"cursor": "c"}},
+	}
+	for _, c := range cases {
+		whole, _ := json.Marshal(c.params)
+		kept, _ := json.Marshal(headerMembers(c.params))
+		raws := map[string]json.RawMessage{}
+		for k, v := range c.params {
+			raws[k], _ = json.Marshal(v)
+		}
+		keptRaw, _ := json.Marshal(headerMembers(raws))
+		want := mcp.StandardHeaders(string(Era2026), c.method, whole)
+		for _, got := range []map[string]string{mcp.StandardHeaders(string(Era2026), c.method, kept), mcp.StandardHeaders(string(Era2026), c.method, keptRaw)} {
+			if !maps.Equal(got, want) {
+				t.Errorf("%s %s: headers %v, from the whole params %v", c.method, whole, got, want)
+			}
+		}
+	}
+}
