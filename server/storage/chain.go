@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -92,6 +93,9 @@ type Chain struct {
 	branchOrder []string
 	tail        *Node
 	maxMain     int
+	// reg is the registry the chain is in (nil until one takes it), told
+	// of every change of its tags (Registry.tagged).
+	reg atomic.Pointer[Registry]
 }
 
 // NewChain returns an empty chain for session s that reports its changes to p
@@ -375,6 +379,8 @@ func (c *Chain) Reload(n Node) {
 // description, tags and timestamps) when loading; counts stay derived from
 // the nodes.
 func (c *Chain) SetMetadata(s Session) {
+	c.noteTags(s.Tags)
+	defer c.noteTags(nil)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sess.Title, c.sess.Description, c.sess.Tags = s.Title, s.Description, s.Tags

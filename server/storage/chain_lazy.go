@@ -10,6 +10,8 @@ package storage
 // summary has no thoughts to derive them from): for example when another
 // process appended to the session.
 func (c *Chain) SetSummary(s Session) {
+	c.noteTags(s.Tags)
+	defer c.noteTags(nil)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s.Tags == nil {
@@ -27,6 +29,8 @@ func (c *Chain) Fill(src *Chain) {
 	if src == c {
 		return
 	}
+	c.noteTags(src.tags())
+	defer c.noteTags(nil)
 	src.mu.Lock()
 	defer src.mu.Unlock()
 	c.mu.Lock()

@@ -12,10 +12,27 @@ type Registry struct {
 	mu     sync.RWMutex
 	chains map[string]*Chain
 	order  []*Chain
+	// pos is each chain's place in order.
+	pos map[*Chain]int
+	// tagged lists, per tag, the chains that carried it at some time since
+	// they were registered: a List by tags reads those only (start_new
+	// lists by its scope's tags on every call, and most stored sessions
+	// carry none of them). A chain that no longer carries a tag stays
+	// listed under it; List checks each chain it reads.
+	tagged map[string][]*Chain
+	noted  map[chainTag]bool
+}
+
+// chainTag is one chain listed under one tag (Registry.tagged).
+type chainTag struct {
+	c   *Chain
+	tag string
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{chains: map[string]*Chain{}} }
+func NewRegistry() *Registry {
+	return &Registry{chains: map[string]*Chain{}, pos: map[*Chain]int{}, tagged: map[string][]*Chain{}, noted: map[chainTag]bool{}}
+}
 
 // Add registers a chain under its session id.
 func (r *Registry) Add(c *Chain) {
@@ -25,7 +42,34 @@ func (r *Registry) Add(c *Chain) {
 		return
 	}
 	r.chains[c.ID()] = c
+	r.pos[c] = len(r.order)
 	r.order = append(r.order, c)
+	// Before its tags are read: a change of them from now on is noted by
+	// the chain (noteTags).
+	c.reg.Store(r)
+	r.noteLocked(c, c.tags())
+}
+
+// noteTags lists c under each of tags it is not listed under yet.
+func (r *Registry) noteTags(c *Chain, tags []string) {
+	r.mu.RLock()
+	all := !slices.ContainsFunc(tags, func(t string) bool { return !r.noted[chainTag{c, t}] })
+	r.mu.RUnlock()
+	if all {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noteLocked(c, tags)
+}
+
+func (r *Registry) noteLocked(c *Chain, tags []string) {
+	for _, t := range tags {
+		if k := (chainTag{c, t}); !r.noted[k] {
+			r.noted[k] = true
+			r.tagged[t] = append(r.tagged[t], c)
+		}
+	}
 }
 
 // Get returns the chain with this id.
@@ -56,11 +100,27 @@ func (r *Registry) List(f Filter) []Session {
 		order   int
 	}
 	search := strings.ToLower(f.Search)
+	var hits []hit
 	r.mu.RLock()
-	hits := make([]hit, 0, len(r.order))
-	for i, c := range r.order {
-		if updated, ok := c.listKey(f.AnyTags, search); ok {
-			hits = append(hits, hit{c, updated, i})
+	if len(f.AnyTags) == 0 {
+		hits = make([]hit, 0, len(r.order))
+		for i, c := range r.order {
+			if updated, ok := c.listKey(nil, search); ok {
+				hits = append(hits, hit{c, updated, i})
+			}
+		}
+	} else {
+		seen := map[*Chain]bool{}
+		for _, t := range f.AnyTags {
+			for _, c := range r.tagged[t] {
+				if seen[c] {
+					continue
+				}
+				seen[c] = true
+				if updated, ok := c.listKey(f.AnyTags, search); ok {
+					hits = append(hits, hit{c, updated, r.pos[c]})
+				}
+			}
 		}
 	}
 	r.mu.RUnlock()
@@ -84,6 +144,29 @@ func (r *Registry) List(f Filter) []Session {
 		slices.SortStableFunc(out, newerFirst)
 	}
 	return out
+}
+
+// tags returns a copy of the session's tags.
+func (c *Chain) tags() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Clone(c.sess.Tags)
+}
+
+// noteTags has the registry c is in, if any, list c under tags (and under
+// its tags now, when tags is nil). A change of a chain's tags calls it
+// before and after the change: before, so that a List meanwhile does not
+// pass c over; after, for a registry that took c while it changed (Add
+// reads the tags after it has made itself known to c).
+func (c *Chain) noteTags(tags []string) {
+	r := c.reg.Load()
+	if r == nil {
+		return
+	}
+	if tags == nil {
+		tags = c.tags()
+	}
+	r.noteTags(c, tags)
 }
 
 // listKey reports whether the chain's session carries one of anyTags (when

@@ -1,0 +1,175 @@
+package storage_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/server/storage"
+)
+
+// tagPool is the tags the registry tests give sessions.
+var tagPool = []string{"project:a", "project:b", "task:x", "task:y", "aspect:z", "other"}
+
+// someTags returns 0 to 3 tags of tagPool.
+func someTags(rng *rand.Rand) []string {
+	var tags []string
+	for _, t := range tagPool {
+		if rng.IntN(4) == 0 && len(tags) < 3 {
+			tags = append(tags, t)
+		}
+	}
+	return tags
+}
+
+// session returns session i with tags, updated at one of a few times (so
+// that ties are common: registration order breaks them).
+func session(i int, tags []string, rng *rand.Rand) storage.Session {
+	return storage.Session{ID: fmt.Sprintf("s%04d", i), Title: fmt.Sprintf("title %d", i), Tags: tags,
+		UpdatedAt: fmt.Sprintf("2026-11-27T00:00:%02dZ", rng.IntN(5))}
+}
+
+// scanned is List's answer worked out the long way: every chain's session
+// in registration order, filtered, ordered newest first (stable).
+func scanned(chains []*storage.Chain, f storage.Filter) []string {
+	var out []storage.Session
+	for _, c := range chains {
+		s := c.Session()
+		if len(f.AnyTags) > 0 && !slices.ContainsFunc(f.AnyTags, func(t string) bool { return slices.Contains(s.Tags, t) }) {
+			continue
+		}
+		if f.Search != "" && !strings.Contains(strings.ToLower(s.Title+" "+strings.Join(s.Tags, " ")), strings.ToLower(f.Search)) {
+			continue
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b storage.Session) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return sessionIDs(out)
+}
+
+func sessionIDs(ss []storage.Session) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.ID
+	}
+	return out
+}
+
+// TestListByTagsFindsTagsGivenAfterRegistration registers sessions, then
+// changes their tags every way a backend does (SetMetadata, SetSummary,
+// Fill), some before registration, and compares every List by tags with
+// the answer of a scan of all sessions.
+func TestListByTagsFindsTagsGivenAfterRegistration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	reg := storage.NewRegistry()
+	var chains []*storage.Chain
+	for i := range 300 {
+		c := storage.NewChain(session(i, someTags(rng), rng), nil, nil)
+		if i%3 == 0 { // tagged again before it is registered
+			c.SetMetadata(session(i, someTags(rng), rng))
+		}
+		reg.Add(c)
+		chains = append(chains, c)
+	}
+	filters := []storage.Filter{{}, {Limit: 5}, {Search: "TITLE 1"}}
+	for _, t := range tagPool {
+		filters = append(filters, storage.Filter{AnyTags: []string{t}}, storage.Filter{AnyTags: []string{t}, Limit: 5})
+	}
+	filters = append(filters, storage.Filter{AnyTags: []string{"project:a", "task:x", "aspect:z"}},
+		storage.Filter{AnyTags: []string{"project:b", "other"}, Search: "title 2"}, storage.Filter{AnyTags: []string{"never"}})
+	check := func(round string) {
+		t.Helper()
+		for _, f := range filters {
+			if got, want := sessionIDs(reg.List(f)), scanned(chains, f); !slices.Equal(got, want) {
+				t.Fatalf("%s: List(%+v) = %v, a scan of every session gives %v", round, f, got, want)
+			}
+		}
+	}
+	check("as registered")
+	for round := range 4 {
+		for i, c := range chains {
+			switch rng.IntN(4) {
+			case 0:
+				c.SetMetadata(session(i, someTags(rng), rng))
+			case 1:
+				c.SetSummary(session(i, someTags(rng), rng))
+			case 2:
+				c.Fill(storage.NewChain(session(i, someTags(rng), rng), nil, nil))
+			}
+		}
+		check(fmt.Sprintf("after change %d", round+1))
+	}
+}
+
+// TestListByTagsRacesTagChanges lists by a tag while other goroutines
+// register sessions and give and take that tag: a session that carries it
+// from before the List to after it is always found (run with -race).
+func TestListByTagsRacesTagChanges(t *testing.T) {
+	reg := storage.NewRegistry()
+	steady := storage.NewChain(storage.Session{ID: "steady", Tags: []string{"t"}, UpdatedAt: "2026-11-27T00:00:00Z"}, nil, nil)
+	reg.Add(steady)
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			for i := range 300 {
+				c := storage.NewChain(storage.Session{ID: fmt.Sprintf("g%d-%d", g, i)}, nil, nil)
+				added := make(chan struct{})
+				go func() { reg.Add(c); close(added) }()
+				tags := []string{}
+				if rng.IntN(2) == 0 {
+					tags = []string{"t"}
+				}
+				c.SetMetadata(storage.Session{Tags: tags, UpdatedAt: "2026-11-27T00:00:00Z"})
+				steady.SetMetadata(storage.Session{Tags: []string{"u", "t"}, UpdatedAt: "2026-11-27T00:00:00Z"})
+				<-added
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for listing := true; listing; {
+		select {
+		case <-done:
+			listing = false
+		default:
+		}
+		if !slices.Contains(sessionIDs(reg.List(storage.Filter{AnyTags: []string{"t"}})), "steady") {
+			t.Fatal("a session that carried the tag all along was not listed")
+		}
+	}
+	// Every registered chain that carries the tag now is listed.
+	var want []string
+	for _, c := range reg.All() {
+		if slices.Contains(c.Session().Tags, "t") {
+			want = append(want, c.ID())
+		}
+	}
+	got := sessionIDs(reg.List(storage.Filter{AnyTags: []string{"t"}}))
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("listed %d sessions by tag, %d carry it", len(got), len(want))
+	}
+}
+
+// BenchmarkListByAbsentTag is start_new's List among 20,000 sessions that
+// carry none of its scope's tags.
+func BenchmarkListByAbsentTag(b *testing.B) {
+	reg := storage.NewRegistry()
+	for i := range 20000 {
+		reg.Add(storage.NewChain(storage.Session{ID: fmt.Sprintf("s%d", i), Tags: []string{"topic:x"}}, nil, nil))
+	}
+	f := storage.Filter{AnyTags: []string{"project:tbbench-load"}}
+	for b.Loop() {
+		if len(reg.List(f)) != 0 {
+			b.Fatal("listed a session without the tag")
+		}
+	}
+}
