@@ -37,17 +37,20 @@ func NewRegistry() *Registry {
 // Add registers a chain under its session id.
 func (r *Registry) Add(c *Chain) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if _, ok := r.chains[c.ID()]; ok {
+		r.mu.Unlock()
 		return
 	}
 	r.chains[c.ID()] = c
 	r.pos[c] = len(r.order)
 	r.order = append(r.order, c)
 	// Before its tags are read: a change of them from now on is noted by
-	// the chain (noteTags).
+	// the chain (Chain.noteTags).
 	c.reg.Store(r)
-	r.noteLocked(c, c.tags())
+	r.mu.Unlock()
+	// Read without the registry's lock, which List holds while it waits
+	// for chains' locks.
+	r.noteTags(c, c.tags())
 }
 
 // noteTags lists c under each of tags it is not listed under yet.
