@@ -11,6 +11,7 @@ import (
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/harness/conform"
+	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/targetspec"
 )
 
@@ -28,21 +29,7 @@ var libraryLevel = map[string]bool{
 // scenario passes without testing anything.
 func TestFixedAnswerServerPassesNothing(t *testing.T) {
 	t.Parallel()
-	s := mcpsrv.NewMCPServer("fixed-answer", "0.0.1", mcpsrv.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("thoughtbox_gateway",
-		mcp.WithString("operation", mcp.Required()), mcp.WithObject("args")),
-		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return mcp.NewToolResultText(`{"thoughtNumber":1,"sessionId":"00000000-0000-4000-8000-000000000000"}`), nil
-		})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpsrv.NewStreamableHTTPServer(s, mcpsrv.WithDisableLocalhostProtection(true)))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	tg, err := targetspec.Spec{URL: srv.URL + "/mcp", Direct: true}.Open(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := fixedAnswerTarget(t)
 	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}})
 	if err != nil {
 		t.Fatal(err)
@@ -57,4 +44,64 @@ func TestFixedAnswerServerPassesNothing(t *testing.T) {
 	for _, p := range passed {
 		t.Errorf("passed against a server that answers everything with one fixed thought answer: %s", p)
 	}
+}
+
+// TestStopAtFailureStartsNoScenarioAfterAFailure runs every scenario with
+// StopAtFailure against the fixed-answer server, which fails most of them:
+// the run stops early, and the scenarios it ran and those it did not
+// account for every selected one.
+func TestStopAtFailureStartsNoScenarioAfterAFailure(t *testing.T) {
+	t.Parallel()
+	tg := fixedAnswerTarget(t)
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}, StopAtFailure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := conform.LoadFeatures(nil, "", []string{"core", "intent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran, failed := 0, 0
+	for _, sc := range rep.Scenarios {
+		if sc.Name == conform.StartupScenario {
+			continue
+		}
+		ran++
+		if sc.Status == conform.Failed && sc.Level != "quirk" {
+			failed++
+		}
+	}
+	if failed == 0 || rep.RequiredPassed() {
+		t.Fatalf("no required scenario failed against the fixed-answer server (%d ran)", ran)
+	}
+	if rep.NotRun == 0 || ran+rep.NotRun != sel.Selected {
+		t.Errorf("%d scenarios ran and %d did not, of %d selected: the run did not stop, or lost some", ran, rep.NotRun, sel.Selected)
+	}
+	// godog starts four at a time, in file order: a handful may start
+	// before the first failure is known, not most of them.
+	if ran > sel.Selected/2 {
+		t.Errorf("%d of %d scenarios ran after the first failure", ran, sel.Selected)
+	}
+}
+
+// fixedAnswerTarget serves a Thoughtbox gateway that answers every call
+// with the same plausible thought answer and has nothing else.
+func fixedAnswerTarget(t *testing.T) target.Target {
+	t.Helper()
+	s := mcpsrv.NewMCPServer("fixed-answer", "0.0.1", mcpsrv.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("thoughtbox_gateway",
+		mcp.WithString("operation", mcp.Required()), mcp.WithObject("args")),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(`{"thoughtNumber":1,"sessionId":"00000000-0000-4000-8000-000000000000"}`), nil
+		})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpsrv.NewStreamableHTTPServer(s, mcpsrv.WithDisableLocalhostProtection(true)))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tg, err := targetspec.Spec{URL: srv.URL + "/mcp", Direct: true}.Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
 }

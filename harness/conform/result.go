@@ -40,11 +40,14 @@ type Report struct {
 	FinishedAt time.Time  `json:"finishedAt"`
 	Target     TargetInfo `json:"target"`
 	// Era is the MCP wire era the scenarios spoke.
-	Era       string                   `json:"era,omitempty"`
-	Required  []string                 `json:"requiredLevels"`
-	Scenarios []ScenarioResult         `json:"scenarios"`
-	Levels    []scorecards.LevelResult `json:"levels"`
-	Nonce     string                   `json:"nonce"`
+	Era       string           `json:"era,omitempty"`
+	Required  []string         `json:"requiredLevels"`
+	Scenarios []ScenarioResult `json:"scenarios"`
+	// NotRun counts the selected scenarios not started because one of a
+	// required level had failed (Options.StopAtFailure).
+	NotRun int                      `json:"notRun,omitempty"`
+	Levels []scorecards.LevelResult `json:"levels"`
+	Nonce  string                   `json:"nonce"`
 	// Counts are the requests the harness sent, by method and by
 	// tool/operation.
 	Counts transcript.Counts `json:"counts"`

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -50,6 +51,12 @@ type Options struct {
 	// Against a target that does not speak it, Run returns an error
 	// wrapping target.ErrEraNotSpoken.
 	Era target.Era
+	// StopAtFailure starts no scenario once one of a required level has
+	// failed (those already running finish): for a caller that only needs
+	// to know whether the target fails, such as a proof that the harness
+	// catches a fault. The report then holds the scenarios that ran, and
+	// Report.NotRun counts the others.
+	StopAtFailure bool
 }
 
 // Proxied is a target behind the sidecar (sidecarfront.Front, or a
@@ -291,6 +298,14 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// others for reading, so a restart never cuts another scenario short.
 	var gate sync.RWMutex
 
+	// failed is set when a scenario of a required level fails; with
+	// StopAtFailure, no scenario starts after that.
+	var failed atomic.Bool
+	required := map[string]bool{}
+	for _, l := range o.Required {
+		required[l] = true
+	}
+
 	// godog writes its cucumber report in many small pieces: unbuffered,
 	// a write call each, a sixth of a suite run's CPU.
 	cucumber, err := os.Create(filepath.Join(o.OutDir, "cucumber.json"))
@@ -309,8 +324,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			var rec *transcript.Recorder
 			var start time.Time
 			var release func()
+			var notRun bool
 			skipped := watchSkips(sc)
 			sc.Before(func(c context.Context, s *godog.Scenario) (context.Context, error) {
+				if o.StopAtFailure && failed.Load() {
+					notRun = true
+					return c, godog.ErrSkip
+				}
 				start = time.Now()
 				res = ScenarioResult{Name: s.Name, Feature: filepath.Base(s.Uri)}
 				var tags []string
@@ -347,6 +367,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 				return c, nil
 			})
 			sc.After(func(c context.Context, s *godog.Scenario, err error) (context.Context, error) {
+				if notRun {
+					mu.Lock()
+					rep.NotRun++
+					mu.Unlock()
+					return c, nil
+				}
 				quirks, cerr := w.Close()
 				if release != nil {
 					release()
@@ -377,6 +403,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 					if werr := rec.Close(); werr != nil && res.Status == Passed {
 						res.Status, res.Failure = Failed, "the transcript could not be written: "+werr.Error()
 					}
+				}
+				if res.Status == Failed && required[res.Level] {
+					failed.Store(true)
 				}
 				mu.Lock()
 				rep.Scenarios = append(rep.Scenarios, res)
@@ -412,7 +441,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			ran-- // the start-up result is the harness's own, not a scenario godog ran
 		}
 	}
-	if status > 1 || ran != sel.Selected {
+	if status > 1 || ran+rep.NotRun != sel.Selected || (rep.NotRun > 0 && !failed.Load()) {
 		return rep, fmt.Errorf("godog ran %d of the %d scenarios selected (status %d)", ran, sel.Selected, status)
 	}
 	sortResults(rep.Scenarios)

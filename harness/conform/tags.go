@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
@@ -60,9 +61,32 @@ type Selection struct {
 // parse, names a tag outside the vocabulary, selects nothing, or selects no
 // scenario of the required levels (core, intent).
 func LoadFeatures(fsys fs.FS, tags string, required []string) (Selection, error) {
-	if fsys == nil {
-		fsys = defaultFeatures
+	if fsys == nil || fsys == defaultFeatures {
+		// The embedded files never change: each selection is worked out
+		// once per process (parsing them is a tenth of a race-detected
+		// suite run).
+		key := tags + "\x00" + strings.Join(required, ",")
+		if v, ok := selections.Load(key); ok {
+			s := v.(selection)
+			return s.sel, s.err
+		}
+		sel, err := loadFeatures(defaultFeatures, tags, required)
+		selections.Store(key, selection{sel, err})
+		return sel, err
 	}
+	return loadFeatures(fsys, tags, required)
+}
+
+// selections holds LoadFeatures's answers for the embedded feature files,
+// by tag expression and required levels.
+var selections sync.Map
+
+type selection struct {
+	sel Selection
+	err error
+}
+
+func loadFeatures(fsys fs.FS, tags string, required []string) (Selection, error) {
 	if err := checkTagExpression(tags); err != nil {
 		return Selection{}, err
 	}
