@@ -141,8 +141,12 @@ vet:
 # take them five- to tenfold longer, so they run once without the race
 # detector; so do the official suite's runs against the reference server,
 # which wait on Node (the 2026-era code they reach is race-tested in
-# server/mcpserver and server/suitefixtures); everything else runs with it.
-NORACE := ^(TestEveryInjectedFaultIsCaught|TestEraFaultsAreCaught|TestRefusalsThatChangeSomethingFail|TestFigureFaultsAreCaught|TestLimitFaultsAreCaught|TestRestartFaultsAreCaught|TestRestartScenariosPassInEveryCell|TestSidecarValueFaultsAreCaught|TestRobustReferencePassesEachEra|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue|TestReferenceServerPassesTheOfficialSuite|TestReferenceServerWithFixturesPassesEverything)$$
+# server/mcpserver and server/suitefixtures), and tbbench's robust run in
+# each era and its load of two subjects (the robustness catalogue and the
+# load runner are race-tested in their packages, and tbbench's own
+# goroutine, the load's progress lines, in TestLoadThresholdExitStatus);
+# everything else runs with it.
+NORACE := ^(TestEveryInjectedFaultIsCaught|TestEraFaultsAreCaught|TestRefusalsThatChangeSomethingFail|TestFigureFaultsAreCaught|TestLimitFaultsAreCaught|TestRestartFaultsAreCaught|TestRestartScenariosPassInEveryCell|TestSidecarValueFaultsAreCaught|TestRobustReferencePassesEachEra|TestDurabilityFaultsAreCaught|TestStdioFramingFaultsAreCaught|TestRewordedErrorsPass|TestSidecarCountFaultsAreCaught|TestEventFaultsAreCaught|TestKnowledgeFaultsAreCaught|TestObservatoryFaultsAreCaught|TestReferencePassesCoreAndIntentFS|TestOtherTargets|TestReferenceRefusesTheWholeCatalogueStdio|TestSegmentsAddUpToTheWhole|TestObservatoryComparison|TestStressLadderReportsHalfTheMaximum|TestStressLadderJudgesTheLadder|TestFaultsAreReported|TestABRunCatchesAPlantedRegression|TestSequentialThinkingServer|TestFixedAnswerServerPassesNothing|TestSequentialThinkingCatalogue|TestReferenceServerPassesTheOfficialSuite|TestReferenceServerWithFixturesPassesEverything|TestRobustRunsEachEra|TestLoadSubjectsAndInconclusive)$$
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
@@ -168,13 +172,13 @@ POWER := $(BIN)/tests/power.tsv
 # their CPU (make test warm 5 min 54 s, with 400 5 min 41 s).
 unit:
 	@export GOGC=$${GOGC:-400}; log=$$(mktemp); start=$$(date +%s); mkdir -p $(BIN)/tests; rm -f $(POWER); export TBBENCH_POWER=$$(pwd)/$(POWER); \
-	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official -- -test.timeout=15m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
+	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official ./cmd/tbbench -- -test.timeout=15m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
 	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
 	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
-	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
+	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke, tbbench's robust run in each era and load of two subjects, and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
 	grep '^missed' $(POWER) 2>/dev/null; \
 	[ $$race = 0 ] && [ $$status = 0 ]

@@ -44,7 +44,7 @@ func TestRobustReferencePassesEachEra(t *testing.T) {
 				// detector, where each starts a server process.
 				faults := era.Modern() && (transport == "http" || !raceDetector)
 				results, err := robust.Run(context.Background(), tg, robust.Options{Inputs: inputs, Era: era,
-					CritiqueTimeout: embedded.CritiqueTimeout, NoFaults: !faults})
+					CritiqueTimeout: embedded.CritiqueTimeout, NoFaults: !faults, Timeout: answerBound})
 				if err != nil {
 					t.Fatal(err)
 				}

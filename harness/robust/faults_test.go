@@ -47,7 +47,8 @@ func faulty(t *testing.T, names []string, o robust.Options, fault func(p *httput
 	if len(inputs) != len(names) {
 		t.Fatalf("%d of the inputs %v are in the catalogue", len(inputs), names)
 	}
-	results, err := robust.Run(context.Background(), tg, robust.Options{Inputs: inputs, NoFaults: o.NoFaults, CritiqueTimeout: o.CritiqueTimeout, Era: o.Era})
+	results, err := robust.Run(context.Background(), tg, robust.Options{Inputs: inputs, NoFaults: o.NoFaults, CritiqueTimeout: o.CritiqueTimeout, Era: o.Era,
+		Timeout: answerBound})
 	if err != nil {
 		t.Fatal(err)
 	}

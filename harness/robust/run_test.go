@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/robust"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
@@ -43,7 +44,7 @@ func refusesTheCatalogue(t *testing.T, spec targetspec.Spec) {
 		// (make run sends the whole catalogue in both transports).
 		inputs = every(inputs, 4)
 	}
-	results, err := robust.Run(context.Background(), tg, robust.Options{Inputs: inputs, CritiqueTimeout: embedded.CritiqueTimeout})
+	results, err := robust.Run(context.Background(), tg, robust.Options{Inputs: inputs, CritiqueTimeout: embedded.CritiqueTimeout, Timeout: answerBound})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,3 +73,9 @@ func every(in []robust.Input, n int) []robust.Input {
 	}
 	return out
 }
+
+// answerBound bounds each answer and read-back in these tests: a guard
+// against a hang, not a figure. The 4 MiB body at the limit, answered by a
+// race-detected server and recorded by a race-detected harness, took over
+// the 20 s default on a busy machine.
+const answerBound = 2 * time.Minute
