@@ -133,7 +133,7 @@ func subjectsFromFlags(values []string, base targetspec.Spec, transportGiven, ce
 	}
 	if ceiling && allHTTP && !hasCeiling {
 		noop := base
-		noop.URL, noop.Command, noop.Storage, noop.Noop, noop.Transport = "", "", "", true, target.HTTP
+		noop.URL, noop.Command, noop.Storage, noop.Noop, noop.Transport, noop.Era = "", "", "", true, target.HTTP, ceilingEra
 		out = append(out, load.Subject{Label: load.CeilingLabel, Open: func(ctx context.Context) (target.Target, error) { return noop.Open(ctx) }})
 	}
 	return out, baseline, nil

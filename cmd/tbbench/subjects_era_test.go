@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,3 +63,40 @@ func TestInEachEra(t *testing.T) {
 type stubTarget struct{ target.Target }
 
 func (stubTarget) Info() target.Info { return target.Info{} }
+
+// The ceiling beside other subjects speaks 2025-11-25 whatever era they
+// speak (the 2026 no-op is no limit); a run of the no-op alone
+// (--target noop) speaks the era asked for.
+func TestCeilingSpeaksThe2025Era(t *testing.T) {
+	spec := targetspec.Spec{Transport: target.HTTP, Storage: "memory", Era: target.Era2026}
+	beside, err := loadSubjects(spec, "memory", true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := loadSubjects(spec, "", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged, _, err := subjectsFromFlags([]string{"m=embedded:memory"}, spec, false, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		subjects []load.Subject
+		want     target.Era
+	}{{"--compare-storage", beside, target.Era2025}, {"--subject", flagged, target.Era2025}, {"--target noop", alone, target.Era2026}} {
+		i := slices.IndexFunc(c.subjects, func(s load.Subject) bool { return s.Label == load.CeilingLabel })
+		if i < 0 {
+			t.Fatalf("%s: no ceiling among %s", c.name, labels(c.subjects))
+		}
+		tg, err := c.subjects[i].Open(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.Info().Era; got != c.want {
+			t.Errorf("%s: the ceiling speaks %q, want %s", c.name, got, c.want)
+		}
+		tg.Close()
+	}
+}
