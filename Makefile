@@ -195,9 +195,13 @@ race-binaries:
 tools: $(CONFORMANCE) $(SEQTHINK)
 
 # One npm install makes both (&: a grouped target: make -j runs it once).
+# The npm package node@22 fetches its binary in a preinstall script: npm
+# 11.16 and later warn about the install scripts of packages not named in
+# package.json's allowScripts, and npm 12 skips them. package.json names
+# it, written anew each time so that an older one gains it.
 $(CONFORMANCE) $(SEQTHINK) &:
 	mkdir -p $(TOOLS)
-	[ -f $(TOOLS)/package.json ] || echo '{"name":"thoughtbox-tools","private":true}' > $(TOOLS)/package.json
+	echo '{"name":"thoughtbox-tools","private":true,"allowScripts":{"node":true}}' > $(TOOLS)/package.json
 	cd $(TOOLS) && npm install --no-audit --no-fund node@22 @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) @modelcontextprotocol/server-sequential-thinking@$(SEQTHINK_VERSION)
 	touch $(CONFORMANCE)
 
