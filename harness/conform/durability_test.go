@@ -37,10 +37,12 @@ func (b behindProxy) Dial(_ context.Context, _ *transcript.Recorder, o target.Di
 }
 func (b behindProxy) Unwrap() target.Target { return b.Target }
 
-func runDurability(t *testing.T, tg target.Target) conform.Report {
+// runDurability runs the durability scenarios against tg, stopping once
+// stop holds for one (nil: never).
+func runDurability(t *testing.T, tg target.Target, stop func(conform.ScenarioResult) bool) conform.Report {
 	t.Helper()
 	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(),
-		Required: []string{"core", "intent"}, Tags: durabilityTags})
+		Required: []string{"core", "intent"}, Tags: durabilityTags, StopWhen: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,13 @@ func TestDurabilityFaultsAreCaught(t *testing.T) {
 			proxy.SetDataDir(inner.Info().DataDir)
 			srv := httptest.NewServer(proxy)
 			defer srv.Close()
-			rep := runDurability(t, behindProxy{Target: inner, url: srv.URL + "/mcp"})
+			// A fault with a catcher stops once it has caught it, one
+			// without at its first catch; without a fault, all run.
+			stop := stopWhenCaughtBy(durabilityCatchers[fault])
+			if stop == nil && fault != brokenserver.None {
+				stop = stopWhenCaught
+			}
+			rep := runDurability(t, behindProxy{Target: inner, url: srv.URL + "/mcp"}, stop)
 			if fault == brokenserver.None {
 				requirePass(t, rep)
 				if passed, _, na := rep.Tally(); na > 0 || passed < 7 {
@@ -123,7 +131,7 @@ func TestDurabilityApplicability(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fs.Close()
-	rep := runDurability(t, fs)
+	rep := runDurability(t, fs, nil)
 	requirePass(t, rep)
 	for _, s := range rep.Scenarios {
 		killed := strings.Contains(s.Name, "kill")
@@ -143,7 +151,7 @@ func TestDurabilityApplicability(t *testing.T) {
 	}
 	defer mem.Close()
 	for name, tg := range map[string]target.Target{"url": url, "stdio-memory": mem} {
-		rep := runDurability(t, tg)
+		rep := runDurability(t, tg, nil)
 		if passed, failed, na := rep.Tally(); passed+failed > 0 || na == 0 {
 			t.Errorf("%s: %d passed, %d failed, %d not applicable; none applies", name, passed, failed, na)
 		}

@@ -31,11 +31,38 @@ func firstLine(s string) string {
 func caughtBy(rep conform.Report) []string {
 	var caught []string
 	for _, s := range rep.Scenarios {
-		if s.Status == conform.Failed && s.Level != "quirk" {
-			caught = append(caught, "@"+s.Level+" "+s.Name+": "+firstLine(s.Failure))
+		if c, ok := catch(s); ok {
+			caught = append(caught, c)
 		}
 	}
 	return caught
+}
+
+// catch is how caughtBy lists a scenario that failed at a required level.
+func catch(s conform.ScenarioResult) (string, bool) {
+	if s.Status != conform.Failed || s.Level == "quirk" {
+		return "", false
+	}
+	return "@" + s.Level + " " + s.Name + ": " + firstLine(s.Failure), true
+}
+
+// stopWhenCaught stops a proof's run at its first catch.
+func stopWhenCaught(s conform.ScenarioResult) bool {
+	_, ok := catch(s)
+	return ok
+}
+
+// stopWhenCaughtBy stops a proof's run once the scenario that must catch
+// its fault (want, part of its line in caughtBy) has: the rest cannot
+// change the verdict. Without a catcher (want ""), it stops at no scenario.
+func stopWhenCaughtBy(want string) func(conform.ScenarioResult) bool {
+	if want == "" {
+		return nil
+	}
+	return func(s conform.ScenarioResult) bool {
+		c, ok := catch(s)
+		return ok && strings.Contains(c, want)
+	}
 }
 
 // sessionsScope is the session toolhost's scenarios: the @sessions suite

@@ -66,7 +66,8 @@ func TestFigureFaultsAreCaught(t *testing.T) {
 			t.Parallel()
 			brokenserver.Proof(t, string(fault), string(era))
 			rep, err := conform.Run(context.Background(), conform.Options{Target: ownServersBehindProxy{Target: own, fault: fault, tmp: t.TempDir()},
-				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: figuresOwnServerTags, Era: era})
+				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: figuresOwnServerTags, Era: era,
+				StopWhen: stopWhenCaughtBy(figuresOwnServerCatchers[fault])})
 			if err != nil {
 				t.Fatal(err)
 			}

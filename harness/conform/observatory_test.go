@@ -129,7 +129,7 @@ func TestObservatoryFaultsAreCaught(t *testing.T) {
 			}
 			defer tg.stop()
 			rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(),
-				Required: []string{"core", "intent"}, Tags: observatoryFaultTags(fault)})
+				Required: []string{"core", "intent"}, Tags: observatoryFaultTags(fault), StopWhen: stopWhenCaughtBy(observatoryCatchers[fault])})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,13 +49,13 @@ func (p ownServerFaults) run(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			brokenserver.Proof(t, string(fault))
+			want, ok := p.catchers[fault]
 			rep, err := conform.Run(context.Background(), conform.Options{Target: ownServersBehindProxy{Target: ref, fault: fault, tmp: t.TempDir()},
-				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: p.tags})
+				OutDir: t.TempDir(), Required: []string{"core", "intent"}, Tags: p.tags, StopWhen: stopWhenCaughtBy(want)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			caught := caughtBy(rep)
-			want, ok := p.catchers[fault]
 			if !ok {
 				requirePass(t, rep)
 				if passed, _, na := rep.Tally(); na > 0 || passed < p.minPassed {

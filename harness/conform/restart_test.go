@@ -105,7 +105,8 @@ func TestRestartFaultsAreCaught(t *testing.T) {
 					srv := httptest.NewServer(proxy)
 					defer srv.Close()
 					rep, err := conform.Run(context.Background(), conform.Options{Target: behindProxy{Target: inner, url: srv.URL + "/mcp"},
-						OutDir: restartOut(t), Required: []string{"core", "intent"}, Features: feats, Era: era})
+						OutDir: restartOut(t), Required: []string{"core", "intent"}, Features: feats, Era: era,
+						StopWhen: stopWhenCaughtBy(restartCatchers[fault])})
 					if err != nil {
 						t.Fatal(err)
 					}

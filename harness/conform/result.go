@@ -43,8 +43,8 @@ type Report struct {
 	Era       string           `json:"era,omitempty"`
 	Required  []string         `json:"requiredLevels"`
 	Scenarios []ScenarioResult `json:"scenarios"`
-	// NotRun counts the selected scenarios not started because one of a
-	// required level had failed (Options.StopAtFailure).
+	// NotRun counts the selected scenarios not started because the run
+	// was to stop (Options.StopAtFailure, Options.StopWhen).
 	NotRun int                      `json:"notRun,omitempty"`
 	Levels []scorecards.LevelResult `json:"levels"`
 	Nonce  string                   `json:"nonce"`

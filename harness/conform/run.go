@@ -57,6 +57,10 @@ type Options struct {
 	// catches a fault. The report then holds the scenarios that ran, and
 	// Report.NotRun counts the others.
 	StopAtFailure bool
+	// StopWhen, when set, starts no scenario once one for which it returns
+	// true has finished (a proof that a fault is caught by a scenario it
+	// names), as StopAtFailure does.
+	StopWhen func(ScenarioResult) bool
 }
 
 // Proxied is a target behind the sidecar (sidecarfront.Front, or a
@@ -298,9 +302,10 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// others for reading, so a restart never cuts another scenario short.
 	var gate sync.RWMutex
 
-	// failed is set when a scenario of a required level fails; with
-	// StopAtFailure, no scenario starts after that.
-	var failed atomic.Bool
+	// stop is set when a scenario of a required level fails (with
+	// StopAtFailure) or StopWhen holds for one: no scenario starts after
+	// that.
+	var stop atomic.Bool
 	required := map[string]bool{}
 	for _, l := range o.Required {
 		required[l] = true
@@ -327,7 +332,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			var notRun bool
 			skipped := watchSkips(sc)
 			sc.Before(func(c context.Context, s *godog.Scenario) (context.Context, error) {
-				if o.StopAtFailure && failed.Load() {
+				if stop.Load() {
 					notRun = true
 					return c, godog.ErrSkip
 				}
@@ -404,8 +409,8 @@ func Run(ctx context.Context, o Options) (Report, error) {
 						res.Status, res.Failure = Failed, "the transcript could not be written: "+werr.Error()
 					}
 				}
-				if res.Status == Failed && required[res.Level] {
-					failed.Store(true)
+				if (o.StopAtFailure && res.Status == Failed && required[res.Level]) || (o.StopWhen != nil && o.StopWhen(res)) {
+					stop.Store(true)
 				}
 				mu.Lock()
 				rep.Scenarios = append(rep.Scenarios, res)
@@ -441,7 +446,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			ran-- // the start-up result is the harness's own, not a scenario godog ran
 		}
 	}
-	if status > 1 || ran+rep.NotRun != sel.Selected || (rep.NotRun > 0 && !failed.Load()) {
+	if status > 1 || ran+rep.NotRun != sel.Selected || (rep.NotRun > 0 && !stop.Load()) {
 		return rep, fmt.Errorf("godog ran %d of the %d scenarios selected (status %d)", ran, sel.Selected, status)
 	}
 	sortResults(rep.Scenarios)

@@ -57,7 +57,7 @@ func TestRewordedErrorsPass(t *testing.T) {
 		}
 		srv := httptest.NewServer(proxy)
 		defer srv.Close()
-		rep := runDurability(t, behindProxy{Target: inner, url: srv.URL + "/mcp"})
+		rep := runDurability(t, behindProxy{Target: inner, url: srv.URL + "/mcp"}, nil)
 		requirePass(t, rep)
 		if !rep.RequiredPassed() {
 			t.Errorf("the required levels did not pass: %+v", rep.Levels)
