@@ -192,8 +192,12 @@ func checkFaultCaught(t *testing.T, ref target.Target, fault brokenserver.Fault,
 	defer tg.Close()
 	// A fault is caught once one required scenario fails: the proof stops
 	// there. Without a fault, every scenario runs.
+	var stop func(conform.ScenarioResult) bool
+	if fault != brokenserver.None {
+		stop = stopWhenCaught
+	}
 	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"},
-		Tags: tags, Era: era, Features: featureFiles(t, files), StopAtFailure: fault != brokenserver.None})
+		Tags: tags, Era: era, Features: featureFiles(t, files), StopWhen: stop})
 	if err != nil {
 		t.Fatal(err)
 	}

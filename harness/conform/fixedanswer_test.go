@@ -46,50 +46,41 @@ func TestFixedAnswerServerPassesNothing(t *testing.T) {
 	}
 }
 
-// TestStopAtFailureStartsNoScenarioAfterAFailure runs every scenario with
-// StopAtFailure, and with a StopWhen that holds for any failed scenario,
-// against the fixed-answer server, which fails most of them: the run stops
-// early, and the scenarios it ran and those it did not account for every
-// selected one.
-func TestStopAtFailureStartsNoScenarioAfterAFailure(t *testing.T) {
+// TestStopWhenStartsNoScenarioAfterwards runs every scenario with a
+// StopWhen that holds for any failed scenario against the fixed-answer
+// server, which fails most of them: the run stops early, and the scenarios
+// it ran and those it did not account for every selected one.
+func TestStopWhenStartsNoScenarioAfterwards(t *testing.T) {
 	t.Parallel()
 	sel, err := conform.LoadFeatures(nil, "", []string{"core", "intent"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, o := range map[string]conform.Options{
-		"StopAtFailure": {StopAtFailure: true},
-		"StopWhen":      {StopWhen: func(r conform.ScenarioResult) bool { return r.Status == conform.Failed }},
-	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			o.Target, o.OutDir, o.Required = fixedAnswerTarget(t), t.TempDir(), []string{"core", "intent"}
-			rep, err := conform.Run(context.Background(), o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ran, failed := 0, 0
-			for _, sc := range rep.Scenarios {
-				if sc.Name == conform.StartupScenario {
-					continue
-				}
-				ran++
-				if sc.Status == conform.Failed && sc.Level != "quirk" {
-					failed++
-				}
-			}
-			if failed == 0 || rep.RequiredPassed() {
-				t.Fatalf("no required scenario failed against the fixed-answer server (%d ran)", ran)
-			}
-			if rep.NotRun == 0 || ran+rep.NotRun != sel.Selected {
-				t.Errorf("%d scenarios ran and %d did not, of %d selected: the run did not stop, or lost some", ran, rep.NotRun, sel.Selected)
-			}
-			// godog starts four at a time, in file order: a handful may
-			// start before the first failure is known, not most of them.
-			if ran > sel.Selected/2 {
-				t.Errorf("%d of %d scenarios ran: the run went on long after its first failure", ran, sel.Selected)
-			}
-		})
+	rep, err := conform.Run(context.Background(), conform.Options{Target: fixedAnswerTarget(t), OutDir: t.TempDir(),
+		Required: []string{"core", "intent"}, StopWhen: func(r conform.ScenarioResult) bool { return r.Status == conform.Failed }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran, failed := 0, 0
+	for _, sc := range rep.Scenarios {
+		if sc.Name == conform.StartupScenario {
+			continue
+		}
+		ran++
+		if sc.Status == conform.Failed && sc.Level != "quirk" {
+			failed++
+		}
+	}
+	if failed == 0 || rep.RequiredPassed() {
+		t.Fatalf("no required scenario failed against the fixed-answer server (%d ran)", ran)
+	}
+	if rep.NotRun == 0 || ran+rep.NotRun != sel.Selected {
+		t.Errorf("%d scenarios ran and %d did not, of %d selected: the run did not stop, or lost some", ran, rep.NotRun, sel.Selected)
+	}
+	// godog starts four at a time, in file order: a handful may start
+	// before the first failure is known, not most of them.
+	if ran > sel.Selected/2 {
+		t.Errorf("%d of %d scenarios ran: the run went on long after its first failure", ran, sel.Selected)
 	}
 }
 

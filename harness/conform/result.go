@@ -44,7 +44,7 @@ type Report struct {
 	Required  []string         `json:"requiredLevels"`
 	Scenarios []ScenarioResult `json:"scenarios"`
 	// NotRun counts the selected scenarios not started because the run
-	// was to stop (Options.StopAtFailure, Options.StopWhen).
+	// was to stop (Options.StopWhen).
 	NotRun int                      `json:"notRun,omitempty"`
 	Levels []scorecards.LevelResult `json:"levels"`
 	Nonce  string                   `json:"nonce"`

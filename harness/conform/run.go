@@ -51,15 +51,12 @@ type Options struct {
 	// Against a target that does not speak it, Run returns an error
 	// wrapping target.ErrEraNotSpoken.
 	Era target.Era
-	// StopAtFailure starts no scenario once one of a required level has
-	// failed (those already running finish): for a caller that only needs
-	// to know whether the target fails, such as a proof that the harness
-	// catches a fault. The report then holds the scenarios that ran, and
-	// Report.NotRun counts the others.
-	StopAtFailure bool
 	// StopWhen, when set, starts no scenario once one for which it returns
-	// true has finished (a proof that a fault is caught by a scenario it
-	// names), as StopAtFailure does.
+	// true has finished (those already running finish): for a caller that
+	// only needs to know whether the target fails, or fails a given
+	// scenario, such as a proof that the harness catches a fault. The
+	// report then holds the scenarios that ran, and Report.NotRun counts
+	// the others.
 	StopWhen func(ScenarioResult) bool
 }
 
@@ -302,14 +299,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	// others for reading, so a restart never cuts another scenario short.
 	var gate sync.RWMutex
 
-	// stop is set when a scenario of a required level fails (with
-	// StopAtFailure) or StopWhen holds for one: no scenario starts after
-	// that.
+	// stop is set when StopWhen holds for a scenario: no scenario starts
+	// after that.
 	var stop atomic.Bool
-	required := map[string]bool{}
-	for _, l := range o.Required {
-		required[l] = true
-	}
 
 	// godog writes its cucumber report in many small pieces: unbuffered,
 	// a write call each, a sixth of a suite run's CPU.
@@ -409,7 +401,7 @@ func Run(ctx context.Context, o Options) (Report, error) {
 						res.Status, res.Failure = Failed, "the transcript could not be written: "+werr.Error()
 					}
 				}
-				if (o.StopAtFailure && res.Status == Failed && required[res.Level]) || (o.StopWhen != nil && o.StopWhen(res)) {
+				if o.StopWhen != nil && o.StopWhen(res) {
 					stop.Store(true)
 				}
 				mu.Lock()

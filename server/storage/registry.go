@@ -14,24 +14,17 @@ type Registry struct {
 	order  []*Chain
 	// pos is each chain's place in order.
 	pos map[*Chain]int
-	// tagged lists, per tag, the chains that carried it at some time since
+	// tagged holds, per tag, the chains that carried it at some time since
 	// they were registered: a List by tags reads those only (start_new
 	// lists by its scope's tags on every call, and most stored sessions
 	// carry none of them). A chain that no longer carries a tag stays
-	// listed under it; List checks each chain it reads.
-	tagged map[string][]*Chain
-	noted  map[chainTag]bool
-}
-
-// chainTag is one chain listed under one tag (Registry.tagged).
-type chainTag struct {
-	c   *Chain
-	tag string
+	// under it; List checks each chain it reads.
+	tagged map[string]map[*Chain]struct{}
 }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{chains: map[string]*Chain{}, pos: map[*Chain]int{}, tagged: map[string][]*Chain{}, noted: map[chainTag]bool{}}
+	return &Registry{chains: map[string]*Chain{}, pos: map[*Chain]int{}, tagged: map[string]map[*Chain]struct{}{}}
 }
 
 // Add registers a chain under its session id.
@@ -53,24 +46,23 @@ func (r *Registry) Add(c *Chain) {
 	r.noteTags(c, c.tags())
 }
 
-// noteTags lists c under each of tags it is not listed under yet.
+// noteTags puts c under each of tags it is not under yet.
 func (r *Registry) noteTags(c *Chain, tags []string) {
+	noted := func(t string) bool { _, ok := r.tagged[t][c]; return ok }
 	r.mu.RLock()
-	all := !slices.ContainsFunc(tags, func(t string) bool { return !r.noted[chainTag{c, t}] })
+	all := !slices.ContainsFunc(tags, func(t string) bool { return !noted(t) })
 	r.mu.RUnlock()
 	if all {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.noteLocked(c, tags)
-}
-
-func (r *Registry) noteLocked(c *Chain, tags []string) {
 	for _, t := range tags {
-		if k := (chainTag{c, t}); !r.noted[k] {
-			r.noted[k] = true
-			r.tagged[t] = append(r.tagged[t], c)
+		if !noted(t) {
+			if r.tagged[t] == nil {
+				r.tagged[t] = map[*Chain]struct{}{}
+			}
+			r.tagged[t][c] = struct{}{}
 		}
 	}
 }
@@ -115,7 +107,7 @@ func (r *Registry) List(f Filter) []Session {
 	} else {
 		seen := map[*Chain]bool{}
 		for _, t := range f.AnyTags {
-			for _, c := range r.tagged[t] {
+			for c := range r.tagged[t] {
 				if seen[c] {
 					continue
 				}
