@@ -38,33 +38,42 @@ func (w Writer) Write(e Linked) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := jsonx.Pretty(e)
-	if err != nil {
+	path := filepath.Join(dir, FileName(e.Session.ID, e.ExportedAt))
+	var werr error
+	if err := jsonx.WithPretty(e, func(data []byte) { werr = w.writeFile(dir, path, data) }); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, FileName(e.Session.ID, e.ExportedAt))
+	if werr != nil {
+		return "", werr
+	}
+	return path, nil
+}
+
+// writeFile writes data to path, in dir, through a temporary file and a
+// rename.
+func (w Writer) writeFile(dir, path string, data []byte) error {
 	f, err := os.CreateTemp(dir, tmpfile.Pattern(filepath.Base(path)))
 	if errors.Is(err, os.ErrNotExist) {
 		// First export: create the directory.
 		if err := w.makeDir(dir); err != nil {
-			return "", fmt.Errorf("create export dir: %w", err)
+			return fmt.Errorf("create export dir: %w", err)
 		}
 		f, err = os.CreateTemp(dir, tmpfile.Pattern(filepath.Base(path)))
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
 	if err := errors.Join(werr, f.Close()); err != nil {
 		_ = os.Remove(tmp)
-		return "", err
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
-		return "", err
+		return err
 	}
-	return path, nil
+	return nil
 }
 
 // RemoveStrayTemps deletes the temporary files that writers which died left

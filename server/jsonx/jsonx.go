@@ -9,27 +9,40 @@ import (
 	"sync"
 )
 
-// buffers holds the encoding buffers of Pretty and PrettyString, so that
-// rendering a reply or a thought file does not grow a new buffer each time.
-var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// encoders holds the buffers and encoders of Pretty and PrettyString, so
+// that rendering a reply or a thought file grows neither a new buffer nor
+// a new indentation buffer (a json.Encoder keeps its own and reuses it)
+// each time.
+var encoders = sync.Pool{New: func() any {
+	e := new(prettyEncoder)
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	e.enc.SetIndent("", "  ")
+	return e
+}}
 
-// maxPooled is the largest buffer kept for reuse.
+// prettyEncoder is an encoder set up for Thoughtbox's indentation, with the
+// buffer it writes to.
+type prettyEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// maxPooled is the largest buffer kept for reuse (the encoder's indentation
+// buffer grows to the same size).
 const maxPooled = 1 << 16
 
 // pretty renders v into a pooled buffer and calls use with the result,
 // which is only valid during the call.
 func pretty(v any, use func([]byte)) error {
-	buf := buffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	err := enc.Encode(v)
+	e := encoders.Get().(*prettyEncoder)
+	e.buf.Reset()
+	err := e.enc.Encode(v)
 	if err == nil {
-		use(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		use(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	}
-	if buf.Cap() <= maxPooled {
-		buffers.Put(buf)
+	if err == nil && e.buf.Cap() <= maxPooled {
+		encoders.Put(e)
 	}
 	return err
 }
@@ -52,6 +65,27 @@ func Pretty(v any) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// WithPretty renders v as Pretty does, into a pooled buffer, and calls use
+// with the result, which is only valid during the call: for output written
+// at once and dropped (a file), without a new buffer each time.
+func WithPretty(v any, use func([]byte)) error {
+	p, ok := v.(PrettyAppender)
+	if !ok {
+		return pretty(v, use)
+	}
+	held := appendBuffers.Get().(*[]byte)
+	b := p.AppendPrettyJSON((*held)[:0])
+	use(b)
+	if cap(b) <= maxPooled {
+		*held = b[:0]
+		appendBuffers.Put(held)
+	}
+	return nil
+}
+
+// appendBuffers holds WithPretty's buffers for PrettyAppenders.
+var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // PrettyString is Pretty for values that always marshal (structs of plain
 // fields); a marshalling failure is a programming error and panics.

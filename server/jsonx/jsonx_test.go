@@ -99,3 +99,54 @@ func TestAppendString(t *testing.T) {
 		}
 	}
 }
+
+// appender is a PrettyAppender that renders a list of its own length.
+type appender struct{ n int }
+
+func (a appender) AppendPrettyJSON(dst []byte) []byte {
+	w := jsonx.Writer{Buf: dst, Indent: true}
+	w.Open('[')
+	for i := range a.n {
+		w.Elem()
+		w.Int(i)
+	}
+	w.Close(']')
+	return w.Buf
+}
+
+// The pooled renderings give Pretty's bytes whatever the buffer they reuse
+// held before: a long rendering, then a short one, by reflection and by
+// PrettyAppender (PrettyString renders by reflection alone), and a value
+// that cannot be rendered.
+func TestWithPrettyRendersAsPretty(t *testing.T) {
+	type plain struct {
+		S []int `json:"s"`
+	}
+	long := make([]int, 500)
+	for _, v := range []any{plain{S: long}, plain{S: []int{7}}, appender{n: 500}, appender{n: 1}, appender{n: 0}, plain{}} {
+		want, err := jsonx.Pretty(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			var got []byte
+			if err := jsonx.WithPretty(v, func(b []byte) { got = append([]byte(nil), b...) }); err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Fatalf("WithPretty(%T of %d bytes) = %d bytes, want Pretty's %d:\n%s", v, len(want), len(got), len(want), got)
+			}
+			if _, ok := v.(plain); ok {
+				if s := jsonx.PrettyString(v); s != string(want) {
+					t.Fatalf("PrettyString = %q, want %q", s, want)
+				}
+			}
+		}
+	}
+	if err := jsonx.WithPretty(func() {}, func([]byte) { t.Error("use called for a value that cannot be rendered") }); err == nil {
+		t.Error("WithPretty of a func: no error")
+	}
+	if got := jsonx.PrettyString(plain{S: []int{1}}); got != "{\n  \"s\": [\n    1\n  ]\n}" {
+		t.Errorf("PrettyString after a failed rendering = %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -57,7 +58,11 @@ func (s *Server) fastCall(w http.ResponseWriter, r *http.Request, session *clien
 // JSON-RPC response whose result appendResult appends (about size bytes),
 // with its length.
 func (s *Server) writeFastAnswer(w http.ResponseWriter, id []byte, size int, appendResult func([]byte) []byte) {
-	out := make([]byte, 0, 320+size)
+	held := answerBuffers.Get().(*[]byte)
+	out := (*held)[:0]
+	if cap(out) < 320+size {
+		out = make([]byte, 0, 320+size)
+	}
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"result":`...)
@@ -68,7 +73,20 @@ func (s *Server) writeFastAnswer(w http.ResponseWriter, id []byte, size int, app
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out)
+	// Write has copied out or sent it: the buffer serves the next answer.
+	if cap(out) <= maxPooledAnswer {
+		*held = out[:0]
+		answerBuffers.Put(held)
+	}
 }
+
+// answerBuffers holds the buffers of the fast paths' answers, so that an
+// answer does not grow a new one each time (answers run to 15 KB, and the
+// garbage collector's work grows with what is allocated).
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledAnswer is the largest answer buffer kept for reuse.
+const maxPooledAnswer = 1 << 16
 
 // callGateway runs one gateway call, turning a panic into the error result
 // mcp-go's recovery gives (as a tool error, so the session goes on).

@@ -77,13 +77,40 @@ func isJSONType(ct string) bool {
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
-	body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+	var buf []byte
+	if n := r.ContentLength; n >= 0 && n <= s.cfg.MaxBodyBytes {
+		// The declared length, and a byte for the end: io.ReadAll would
+		// grow its buffer from 512 bytes, copying the body each time.
+		buf = make([]byte, 0, n+1)
+	}
+	body, err := readAll(buf, io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		return nil, err
 	}
 	_ = rc.SetReadDeadline(time.Time{})
 	return body, nil
+}
+
+// readAll is io.ReadAll appending to b: it reads r until EOF into b's
+// spare capacity, growing b only when that runs out.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	if cap(b) == 0 {
+		b = make([]byte, 0, 512)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+	}
 }
 
 // writeFault writes a JSON-RPC error response with an HTTP status.

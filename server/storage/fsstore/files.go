@@ -14,11 +14,11 @@ import (
 // writeAtomic writes v as pretty JSON to path through a temporary file and a
 // rename, so readers see either the old or the new content, never a torn one.
 func writeAtomic(path string, v any) error {
-	data, err := jsonx.Pretty(v)
-	if err != nil {
+	var werr error
+	if err := jsonx.WithPretty(v, func(data []byte) { werr = writeFileAtomic(path, data) }); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data)
+	return werr
 }
 
 // writeFileAtomic writes data to path through a temporary file beside it
