@@ -23,8 +23,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/fsinfo"
 	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
 	"github.com/thoughtbox-bench/tbbench/harness/load/pace"
 	"github.com/thoughtbox-bench/tbbench/harness/load/segment"
@@ -218,5 +220,13 @@ var ErrFamily = errors.New("a tier this family cannot run")
 // describe records what a subject's target is.
 func describe(label string, t target.Target) loadreport.TargetInfo {
 	i := t.Info()
-	return loadreport.TargetInfo{Label: label, Kind: i.Kind, Address: i.Address, Transport: i.Transport, Storage: i.Storage}
+	info := loadreport.TargetInfo{Label: label, Kind: i.Kind, Address: i.Address, Transport: i.Transport, Storage: i.Storage}
+	if i.DataDir != "" {
+		f := fsinfo.Describe(i.DataDir)
+		info.DataFilesystem = f.String()
+		if info.DataFilesystem != "" && strings.HasPrefix(f.Source, "/dev/") {
+			info.DataFilesystem += " on " + f.Source
+		}
+	}
+	return info
 }

@@ -2,6 +2,7 @@ package loadreport
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/workload"
@@ -70,5 +71,28 @@ func TestScorecardAxes(t *testing.T) {
 		if g.Name == GateNoLoss && g.Passed {
 			t.Error("a lost thought passed the gate")
 		}
+	}
+}
+
+// load.md names the file system of each subject's data directory once per
+// file system, with the subjects on it, and says what no journal costs.
+func TestMarkdownNamesTheDataFilesystems(t *testing.T) {
+	r := &Report{Tier: workload.Regression, Targets: []TargetInfo{
+		{Label: "memory", Kind: "embedded", DataFilesystem: "ext4 without a journal on /dev/vda"},
+		{Label: "fs", Kind: "embedded", DataFilesystem: "ext4 without a journal on /dev/vda"},
+		{Label: "other", Kind: "command", DataFilesystem: "xfs on /dev/sdb1"},
+		{Label: CeilingLabel, Kind: "noop"},
+	}}
+	md := r.Markdown()
+	for _, want := range []string{
+		"Data directories of memory, fs: ext4 without a journal on /dev/vda. Without a journal, ext4 does not reuse",
+		"Data directories of other: xfs on /dev/sdb1.\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("load.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "Data directories of") != 2 || strings.Contains(md, "of "+CeilingLabel) {
+		t.Errorf("load.md names the data directories %d times (want 2, not the ceiling's):\n%s", strings.Count(md, "Data directories of"), md)
 	}
 }

@@ -17,6 +17,7 @@ func (r *Report) Markdown() string {
 	for _, t := range r.Targets {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", t.Label, t.Kind, t.Transport, dash(t.Storage), dash(t.Profile), t.Address)
 	}
+	writeDataFilesystems(&b, r.Targets)
 	for _, t := range r.Targets {
 		if len(t.LeftOut) > 0 {
 			fmt.Fprintf(&b, "\n%s is a %s server: its scripts leave out %s, which that family does not have.\n", t.Label, t.Profile,
@@ -276,4 +277,30 @@ func (r *Report) pacerLine() string {
 		line += " (" + note + ")"
 	}
 	return line + ".\n"
+}
+
+// writeDataFilesystems names the file systems of the subjects' data
+// directories, those without a journal with what that costs.
+func writeDataFilesystems(b *strings.Builder, targets []TargetInfo) {
+	var names []string
+	on := map[string][]string{}
+	for _, t := range targets {
+		if t.DataFilesystem == "" {
+			continue
+		}
+		if _, seen := on[t.DataFilesystem]; !seen {
+			names = append(names, t.DataFilesystem)
+		}
+		on[t.DataFilesystem] = append(on[t.DataFilesystem], t.Label)
+	}
+	for _, n := range names {
+		fmt.Fprintf(b, "\nData directories of %s: %s.", strings.Join(on[n], ", "), n)
+		if strings.Contains(n, "without a journal") {
+			b.WriteString(" Without a journal, ext4 does not reuse an inode freed in the last minute, and each new" +
+				" file walks past every such inode: after many deletions (fs's `delete`, rewrites by rename) a new" +
+				" file can cost up to a millisecond of CPU, so what the storage modes cost here depends on what ran" +
+				" before them (docs/figures.md).")
+		}
+		b.WriteString("\n")
+	}
 }

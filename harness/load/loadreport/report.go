@@ -106,6 +106,10 @@ type TargetInfo struct {
 	Profile         string   `json:"profile,omitempty"`
 	ProfileDetected bool     `json:"profileDetected,omitempty"`
 	LeftOut         []string `json:"leftOut,omitempty"`
+	// DataFilesystem names the file system of the subject's data directory
+	// (harness/fsinfo), when the harness knows the directory: what a new
+	// file costs a storage mode depends on it.
+	DataFilesystem string `json:"dataFilesystem,omitempty"`
 }
 
 // Stat is a median with its 95 % confidence interval over rounds
