@@ -78,9 +78,11 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.ReadTimeout))
 	var buf []byte
-	if n := r.ContentLength; n >= 0 && n <= s.cfg.MaxBodyBytes {
+	if n := r.ContentLength; n >= 0 && n < maxPresized {
 		// The declared length, and a byte for the end: io.ReadAll would
-		// grow its buffer from 512 bytes, copying the body each time.
+		// grow its buffer from 512 bytes, copying the body each time. A
+		// larger declared length grows as the body arrives, as before: a
+		// client that declares 4 MiB and sends nothing gets no 4 MiB.
 		buf = make([]byte, 0, n+1)
 	}
 	body, err := readAll(buf, io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
@@ -91,6 +93,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	_ = rc.SetReadDeadline(time.Time{})
 	return body, nil
 }
+
+// maxPresized bounds the buffer readBody sizes from a request's declared
+// length before any of the body has arrived.
+const maxPresized = 64 << 10
 
 // readAll is io.ReadAll appending to b: it reads r until EOF into b's
 // spare capacity, growing b only when that runs out.
