@@ -133,6 +133,11 @@ func Connect(ctx context.Context, t Target, rec *transcript.Recorder, o ConnOpti
 	init, err := c.Initialize(ctx, req)
 	if err != nil {
 		c.Close()
+		if t.Info().Transport == Stdio && errors.Is(err, context.DeadlineExceeded) {
+			// An HTTP server started as a stdio command waits for HTTP
+			// and never answers on its standard output.
+			return nil, fmt.Errorf("initialize: %w (no answer over stdio: if the command serves HTTP, give --transport http)", err)
+		}
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	if era.Modern() && init.ProtocolVersion != string(era) {
