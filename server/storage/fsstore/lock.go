@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -50,8 +51,32 @@ func (l *sessionLock) acquire(wait time.Duration) (bool, error) {
 		return false, err
 	}
 	// The holder's id is informational; a failure to write it is harmless.
-	_ = os.WriteFile(l.fl.Path(), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	writeHolder(l.fl.Path())
 	return true, nil
+}
+
+// writeHolder writes this process's id into the lock file at path, over
+// what an earlier holder wrote. The file is overwritten in place, not
+// truncated first: a truncation frees the file's block and the write
+// allocates one again, which cost far more than the rest of taking the
+// lock (a lock taken and dropped, BenchmarkLockCycle: 125–136 µs on ext4
+// without a journal mounted with discard and 63–75 µs on a journaled ext4
+// with os.WriteFile, 10 µs on either in place). Only a longer id left by
+// another process is cut off.
+func writeHolder(path string) {
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return
+	}
+	defer syscall.Close(fd)
+	text := strconv.AppendInt(make([]byte, 0, 16), int64(os.Getpid()), 10)
+	text = append(text, '\n')
+	if n, err := syscall.Pwrite(fd, text, 0); err == nil && n == len(text) {
+		var st syscall.Stat_t
+		if syscall.Fstat(fd, &st) == nil && st.Size > int64(len(text)) {
+			_ = syscall.Ftruncate(fd, int64(len(text)))
+		}
+	}
 }
 
 // release drops the lock and closes its file.
