@@ -153,27 +153,30 @@ func TestCommandThatExitsIsReported(t *testing.T) {
 // --transport http waits for HTTP) times out with a hint at the transport;
 // other errors carry none.
 func TestSilentStdioCommandNamesTheTransport(t *testing.T) {
-	tg, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "sleep 30", Transport: target.Stdio})
+	if err := connectStdio(t, "sleep 30", 500*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "--transport http") {
+		t.Fatalf("silent stdio command: %v; want a deadline with a hint at --transport http", err)
+	}
+	if err := connectStdio(t, "sh -c 'exit 3'", 20*time.Second); err == nil || strings.Contains(err.Error(), "--transport http") {
+		t.Fatalf("stdio command that exits: %v; want an error without the transport hint", err)
+	}
+}
+
+// connectStdio connects to command over stdio within d and returns the
+// error.
+func connectStdio(t *testing.T, command string, d time.Duration) error {
+	t.Helper()
+	tg, err := target.NewCommand(context.Background(), target.CommandOptions{Command: command, Transport: target.Stdio})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	_, err = target.Connect(ctx, tg, transcript.Discard(), target.ConnOptions{})
-	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "--transport http") {
-		t.Fatalf("silent stdio command: %v; want a deadline with a hint at --transport http", err)
+	c, err := target.Connect(ctx, tg, transcript.Discard(), target.ConnOptions{})
+	if err == nil {
+		c.Close()
 	}
-	exits, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "sh -c 'exit 3'", Transport: target.Stdio})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer exits.Close()
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel2()
-	if _, err := target.Connect(ctx2, exits, transcript.Discard(), target.ConnOptions{}); err == nil || strings.Contains(err.Error(), "--transport http") {
-		t.Fatalf("stdio command that exits: %v; want an error without the transport hint", err)
-	}
+	return err
 }
 
 func TestCommandInfoFromEnv(t *testing.T) {
