@@ -64,14 +64,14 @@ func (l *sessionLock) acquire(wait time.Duration) (bool, error) {
 // with os.WriteFile, 10 µs on either in place). Only a longer id left by
 // another process is cut off.
 func writeHolder(path string) {
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	fd, err := sysOpen(path, syscall.O_WRONLY|syscall.O_CREAT, 0o600)
 	if err != nil {
 		return
 	}
-	defer syscall.Close(fd)
+	defer sysClose(fd, path)
 	text := strconv.AppendInt(make([]byte, 0, 16), int64(os.Getpid()), 10)
 	text = append(text, '\n')
-	if n, err := syscall.Pwrite(fd, text, 0); err == nil && n == len(text) {
+	if sysWrite(fd, path, text) == nil {
 		var st syscall.Stat_t
 		if syscall.Fstat(fd, &st) == nil && st.Size > int64(len(text)) {
 			_ = syscall.Ftruncate(fd, int64(len(text)))
