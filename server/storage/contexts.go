@@ -38,6 +38,15 @@ type ContextToucher interface {
 	TouchContext(id string, used time.Time) error
 }
 
+// ContextCreator is a ContextStore that stores a new context more cheaply
+// than PutContext can, knowing that no one else holds its id yet: no
+// reader can meet it half-written.
+type ContextCreator interface {
+	// CreateContext stores the first state of context id, an id just
+	// minted and not yet handed to anyone, used at the given time.
+	CreateContext(id string, state []byte, used time.Time) error
+}
+
 // ValidContextID reports whether id has the form the server mints: 32
 // lower-case hexadecimal digits. Backends refuse anything else, so an id is
 // never used raw in a path or query it was not meant for.

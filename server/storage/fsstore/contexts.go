@@ -78,6 +78,26 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	return nil
 }
 
+// CreateContext stores a new context (storage.ContextCreator): its file is
+// created and written directly, with no temporary file and no rename, as no
+// one can read it before its id is handed out. A writer that dies in the
+// middle leaves a file whose id no one holds, which expiry removes.
+func (s *Store) CreateContext(id string, state []byte, used time.Time) error {
+	path, err := s.contextPath(id)
+	if err != nil {
+		return err
+	}
+	compact, err := compactState(state)
+	if err != nil {
+		return err
+	}
+	created, err := writeNewFile(path, encodeContextFile(encodeContextSlot(1, used, compact)))
+	if err != nil || created {
+		return err
+	}
+	return s.PutContext(id, state, used) // the id was taken after all
+}
+
 // putContextInPlace writes state into the free slot of the context's file
 // at path. It returns 0 when it did, or else the generation the file must
 // be written whole with: the context is new, its file is from before slots

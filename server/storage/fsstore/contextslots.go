@@ -118,9 +118,41 @@ func decodeSlot(b []byte) (contextSlot, bool) {
 	if err != nil || crc32.Checksum(body, castagnoli) != uint32(want) {
 		return s, false
 	}
+	if s, ok := parseSlotBody(body); ok {
+		return s, true
+	}
 	if json.Unmarshal(line, &s) != nil {
 		return s, false
 	}
+	return s, true
+}
+
+// parseSlotBody reads a slot whose check matched, laid out as
+// encodeContextSlot writes it, without a JSON decoder: a context is read
+// on every 2026-era call. ok is false for any other layout (decodeSlot
+// then decodes it as JSON).
+func parseSlotBody(body []byte) (contextSlot, bool) {
+	var s contextSlot
+	rest, ok := bytes.CutPrefix(body, []byte(`{"gen":`))
+	if !ok {
+		return s, false
+	}
+	gen, rest, ok := bytes.Cut(rest, []byte(`,"used":"`))
+	if !ok {
+		return s, false
+	}
+	used, state, ok := bytes.Cut(rest, []byte(`","state":`))
+	if !ok || len(state) == 0 {
+		return s, false
+	}
+	var err error
+	if s.Gen, err = strconv.ParseUint(string(gen), 10, 64); err != nil {
+		return s, false
+	}
+	if s.Used, err = time.Parse(time.RFC3339Nano, string(used)); err != nil {
+		return s, false
+	}
+	s.State = state
 	return s, true
 }
 

@@ -2,10 +2,13 @@ package fsstore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -245,4 +248,65 @@ func TestContextReadersRaceWriters(t *testing.T) {
 		t.Error(err)
 	}
 	wantState(t, r, fmt.Sprintf(`{"stage":%d,"task":"%s"}`, changes, strings.Repeat("t", changes%300)))
+}
+
+// TestSlotsAreReadWithoutADecoder: what parseSlotBody reads of a slot is what
+// a JSON decoder reads of it, and a slot laid out otherwise (its members
+// in another order, its check right) is still read, through the decoder.
+func TestSlotsAreReadWithoutADecoder(t *testing.T) {
+	used := time.Date(2026, 11, 27, 7, 30, 0, 123456789, time.UTC)
+	state := []byte(`{"stage":"init_complete","currentSession":"s-1","nav":[1,2,{"x":"\"}"}]}`)
+	line := encodeContextSlot(42, used, state)
+	body := line[:len(line)-crcSuffixLen]
+	fast, ok := parseSlotBody(body)
+	if !ok {
+		t.Fatalf("parseSlotBody refused %s", line)
+	}
+	var slow contextSlot
+	if err := json.Unmarshal(line, &slow); err != nil {
+		t.Fatal(err)
+	}
+	if fast.Gen != slow.Gen || !fast.Used.Equal(slow.Used) || string(fast.State) != string(slow.State) {
+		t.Fatalf("parsed %+v, decoded %+v", fast, slow)
+	}
+	if got, ok := decodeSlot(line); !ok || got.Gen != 42 || string(got.State) != string(state) {
+		t.Fatalf("decodeSlot = %+v, %v", got, ok)
+	}
+
+	reordered := []byte(`{"used":"2026-11-27T07:30:00Z","gen":9,"state":{"a":1}`)
+	line = append(reordered, fmt.Sprintf(`,"crc":"%08x"}`, crc32.Checksum(reordered, castagnoli))...)
+	if _, ok := parseSlotBody(reordered); ok {
+		t.Fatal("parseSlotBody read a slot laid out otherwise")
+	}
+	if got, ok := decodeSlot(line); !ok || got.Gen != 9 || string(got.State) != `{"a":1}` {
+		t.Fatalf("decodeSlot of a reordered slot = %+v, %v", got, ok)
+	}
+}
+
+// TestANewContextIsWrittenDirectly: CreateContext writes a slotted file in
+// place, never using the directory of temporary files; a context that
+// is there already is changed as PutContext changes it.
+func TestANewContextIsWrittenDirectly(t *testing.T) {
+	s := slotStore(t, t.TempDir())
+	if err := s.CreateContext(slotTestID, []byte(`{ "stage": "entry" }`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, s, `{"stage":"entry"}`)
+	_, data := contextInfo(t, s)
+	if !slotted(data) || slotGens(data) != [2]uint64{1, 0} {
+		t.Fatalf("new file: slotted %v, generations %v", slotted(data), slotGens(data))
+	}
+	if _, err := os.Stat(filepath.Join(s.contextsDir(), contextTempDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the directory of temporary files was used: %v", err)
+	}
+	if err := s.CreateContext(slotTestID, []byte(`{"stage":"init_complete"}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	wantState(t, s, `{"stage":"init_complete"}`)
+	if _, data := contextInfo(t, s); slotGens(data) != [2]uint64{1, 2} {
+		t.Fatalf("after a second create: generations %v", slotGens(data))
+	}
+	if err := s.CreateContext("../x", []byte(`{}`), time.Now()); err == nil {
+		t.Fatal("an id that is not one was stored")
+	}
 }

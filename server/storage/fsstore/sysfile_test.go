@@ -79,3 +79,27 @@ func TestRecordJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteNewFile checks the direct writer: a new file (and its missing
+// directory) is created with its content and mode 0600; a file that is
+// there already is left as it is and reported not created.
+func TestWriteNewFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "contexts", "0123.json")
+	created, err := writeNewFile(path, []byte(`{"a":1}`))
+	if err != nil || !created {
+		t.Fatalf("first write: created %v, %v", created, err)
+	}
+	created, err = writeNewFile(path, []byte(`{"a":2}`))
+	if err != nil || created {
+		t.Fatalf("second write: created %v, %v", created, err)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != `{"a":1}` {
+		t.Fatalf("content after a refused write %q, %v", data, err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, %v", info.Mode(), err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Fatalf("files left: %v", entries)
+	}
+}
