@@ -166,7 +166,7 @@ func readOpenFile(f *os.File) ([]byte, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	if fi.Size() > maxContextFile {
-		return nil, nil, fmt.Errorf("%s: %d bytes, more than a context's file holds", filepath.Base(f.Name()), fi.Size())
+		return nil, nil, tooBigContext(f.Name(), fi.Size())
 	}
 	data := make([]byte, fi.Size())
 	n, err := f.ReadAt(data, 0)
@@ -222,17 +222,18 @@ func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 // readContext reads and decodes a context's file, and returns its
 // modification time.
 func readContext(path string) (contextSlot, time.Time, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return contextSlot{}, time.Time{}, err
-	}
-	defer f.Close()
-	data, fi, err := readOpenFile(f)
+	data, modified, err := readContextFile(path)
 	if err != nil {
 		return contextSlot{}, time.Time{}, err
 	}
 	slot, err := decodeContextFile(data)
-	return slot, fi.ModTime(), err
+	return slot, modified, err
+}
+
+// tooBigContext is the error of a context's file larger than
+// maxContextFile.
+func tooBigContext(path string, size int64) error {
+	return fmt.Errorf("%s: %d bytes, more than a context's file holds", filepath.Base(path), size)
 }
 
 // DeleteContext removes the context's file (storage.ContextStore).

@@ -310,3 +310,34 @@ func TestANewContextIsWrittenDirectly(t *testing.T) {
 		t.Fatal("an id that is not one was stored")
 	}
 }
+
+// TestReadContextFile: a context's file is read whole with its modification
+// time as os.Stat gives it; a missing file is os.ErrNotExist; a file larger
+// than a context's file holds is refused, naming it.
+func TestReadContextFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ctx.json")
+	want := encodeContextFile(encodeContextSlot(3, time.Now(), []byte(`{"stage":"entry"}`)))
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2026, 1, 2, 3, 4, 5, 678901234, time.UTC)
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	data, modified, err := readContextFile(path)
+	fi, _ := os.Stat(path)
+	if err != nil || string(data) != string(want) || !modified.Equal(fi.ModTime()) {
+		t.Fatalf("read %d bytes (want %d), modified %v (stat %v), %v", len(data), len(want), modified, fi.ModTime(), err)
+	}
+	if _, _, err := readContextFile(filepath.Join(dir, "none.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a missing file: %v", err)
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, make([]byte, maxContextFile+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readContextFile(big); err == nil || !strings.Contains(err.Error(), "big.json") {
+		t.Fatalf("a file too big: %v", err)
+	}
+}

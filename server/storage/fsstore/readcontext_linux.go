@@ -1,0 +1,51 @@
+package fsstore
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// readContextFile reads a context's file whole and returns its modification
+// time, with plain system calls: open, fstat, pread, close. (os.Open and
+// *os.File cost a second fstat and the network poller's bookkeeping; a
+// context is read on every 2026-era call.)
+func readContextFile(path string) ([]byte, time.Time, error) {
+	fd, err := sysOpen(path, syscall.O_RDONLY, 0)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+		return nil, time.Time{}, &os.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	if st.Size > maxContextFile {
+		return nil, time.Time{}, tooBigContext(path, st.Size)
+	}
+	data := make([]byte, st.Size)
+	n := 0
+	for n < len(data) {
+		m, err := syscall.Pread(fd, data[n:], int64(n))
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, time.Time{}, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			break // the file shrank since fstat
+		}
+		n += m
+	}
+	return data[:n], time.Unix(st.Mtim.Unix()), nil
+}
+
+// ignoringEINTR calls fn until it returns something other than EINTR.
+func ignoringEINTR(fn func() error) error {
+	for {
+		if err := fn(); err != syscall.EINTR {
+			return err
+		}
+	}
+}
