@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
@@ -222,13 +223,26 @@ func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 // readContext reads and decodes a context's file, and returns its
 // modification time.
 func readContext(path string) (contextSlot, time.Time, error) {
-	data, modified, err := readContextFile(path)
+	buf := contextBuffers.Get().(*[]byte)
+	defer contextBuffers.Put(buf)
+	data, modified, err := readContextFile(path, *buf)
 	if err != nil {
 		return contextSlot{}, time.Time{}, err
 	}
+	if cap(data) <= maxPooledContext {
+		*buf = data[:0]
+	}
 	slot, err := decodeContextFile(data)
+	slot.State = bytes.Clone(slot.State) // data goes back to the pool
 	return slot, modified, err
 }
+
+// contextBuffers are the buffers contexts' files are read into: a file is
+// 2 KiB or more, its state about 200 bytes, and a file is read on every
+// 2026-era call. Buffers above maxPooledContext are not kept.
+var contextBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2*minContextSlot); return &b }}
+
+const maxPooledContext = 64 << 10
 
 // tooBigContext is the error of a context's file larger than
 // maxContextFile.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -312,7 +313,8 @@ func TestANewContextIsWrittenDirectly(t *testing.T) {
 }
 
 // TestReadContextFile: a context's file is read whole with its modification
-// time as os.Stat gives it; a missing file is os.ErrNotExist; a file larger
+// time as os.Stat gives it, into the buffer given when it has room (on
+// Linux); a missing file is os.ErrNotExist; a file larger
 // than a context's file holds is refused, naming it.
 func TestReadContextFile(t *testing.T) {
 	dir := t.TempDir()
@@ -325,19 +327,25 @@ func TestReadContextFile(t *testing.T) {
 	if err := os.Chtimes(path, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
-	data, modified, err := readContextFile(path)
+	data, modified, err := readContextFile(path, make([]byte, 0, 10))
 	fi, _ := os.Stat(path)
 	if err != nil || string(data) != string(want) || !modified.Equal(fi.ModTime()) {
 		t.Fatalf("read %d bytes (want %d), modified %v (stat %v), %v", len(data), len(want), modified, fi.ModTime(), err)
 	}
-	if _, _, err := readContextFile(filepath.Join(dir, "none.json")); !errors.Is(err, os.ErrNotExist) {
+	if runtime.GOOS == "linux" {
+		buf := make([]byte, 0, 8192)
+		if data, _, err := readContextFile(path, buf); err != nil || string(data) != string(want) || &data[0] != &buf[:1][0] {
+			t.Fatalf("a buffer with room was not read into: %v", err)
+		}
+	}
+	if _, _, err := readContextFile(filepath.Join(dir, "none.json"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a missing file: %v", err)
 	}
 	big := filepath.Join(dir, "big.json")
 	if err := os.WriteFile(big, make([]byte, maxContextFile+1), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := readContextFile(big); err == nil || !strings.Contains(err.Error(), "big.json") {
+	if _, _, err := readContextFile(big, nil); err == nil || !strings.Contains(err.Error(), "big.json") {
 		t.Fatalf("a file too big: %v", err)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// readContextFile reads a context's file whole and returns its modification
-// time, with plain system calls: open, fstat, pread, close. (os.Open and
-// *os.File cost a second fstat and the network poller's bookkeeping; a
-// context is read on every 2026-era call.)
-func readContextFile(path string) ([]byte, time.Time, error) {
+// readContextFile reads a context's file whole, into buf when it fits, and
+// returns its modification time, with plain system calls: open, fstat,
+// pread, close. (os.Open and *os.File cost a second fstat and the network
+// poller's bookkeeping; a context is read on every 2026-era call.)
+func readContextFile(path string, buf []byte) ([]byte, time.Time, error) {
 	fd, err := sysOpen(path, syscall.O_RDONLY, 0)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -23,7 +23,11 @@ func readContextFile(path string) ([]byte, time.Time, error) {
 	if st.Size > maxContextFile {
 		return nil, time.Time{}, tooBigContext(path, st.Size)
 	}
-	data := make([]byte, st.Size)
+	data := buf[:0]
+	if int64(cap(data)) < st.Size {
+		data = make([]byte, st.Size)
+	}
+	data = data[:st.Size]
 	n := 0
 	for n < len(data) {
 		m, err := syscall.Pread(fd, data[n:], int64(n))

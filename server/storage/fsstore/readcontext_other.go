@@ -8,8 +8,8 @@ import (
 )
 
 // readContextFile reads a context's file whole and returns its modification
-// time.
-func readContextFile(path string) ([]byte, time.Time, error) {
+// time (buf is not used).
+func readContextFile(path string, _ []byte) ([]byte, time.Time, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, time.Time{}, err

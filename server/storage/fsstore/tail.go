@@ -1,7 +1,6 @@
 package fsstore
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // errNoJournal reports a session directory without a journal.
@@ -41,23 +41,17 @@ func readJournalFrom(dir string, offset int64) (journalTail, error) {
 		return t, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return t, err
-	}
-	data, err := io.ReadAll(f)
+	data, err := readAllFrom(f, offset)
 	if err != nil {
 		return t, err
 	}
 	end := bytes.LastIndexByte(data, '\n') + 1
 	t.torn = len(data) - end
 	data = data[:end]
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
+	for line := 1; len(data) > 0; line++ {
+		i := bytes.IndexByte(data, '\n')
 		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Op == "" {
+		if err := json.Unmarshal(data[:i], &r); err != nil || r.Op == "" {
 			if offset == 0 {
 				t.corrupt = fmt.Errorf("journal line %d is corrupt", line)
 			} else {
@@ -66,9 +60,34 @@ func readJournalFrom(dir string, offset int64) (journalTail, error) {
 			return t, nil
 		}
 		t.records = append(t.records, r)
-		t.consumed += int64(len(sc.Bytes())) + 1
+		t.consumed += int64(i) + 1
+		data = data[i+1:]
 	}
-	return t, sc.Err()
+	return t, nil
+}
+
+// readAllFrom reads f from byte offset to its end, into a buffer of the
+// size its stat gives, grown only when the file grew since (a journal this
+// process is up to date with costs one byte of buffer).
+func readAllFrom(f *os.File, offset int64) ([]byte, error) {
+	size := 0
+	if fi, err := f.Stat(); err == nil && fi.Size() > offset {
+		size = int(fi.Size() - offset)
+	}
+	buf := make([]byte, 0, size+1) // + 1: the read that finds the end
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, max(512, cap(buf)))
+		}
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], offset+int64(len(buf)))
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // journalSize returns the journal's length in bytes (0 when it is missing).
