@@ -375,7 +375,11 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 // before the answer. A subscriptions/listen's session is registered, so
 // that broadcasts reach it, and its messages carry its subscription id.
 func (s *Server) serveOnce(ctx context.Context, sink messageSink, env envelope, body []byte) ([]byte, int) {
-	session := newClientSession("request-" + strconv.FormatInt(modernSessions.Add(1), 10))
+	depth := notesDepth
+	if quietMethod(env.method()) {
+		depth = quietNotesDepth
+	}
+	session := newClientSessionOfDepth("request-"+strconv.FormatInt(modernSessions.Add(1), 10), depth)
 	defer session.end()
 	ctx = mcpsrv.WithSupportedProtocolVersions(s.mcp.WithContext(ctx, session), mcp.ValidProtocolVersions)
 	var subscription any

@@ -50,8 +50,29 @@ type clientSession struct {
 // and reports it to the OnError hooks.
 const notesDepth = 256
 
-func newClientSession(id string) *clientSession {
-	c := &clientSession{id: id, notes: make(chan mcp.JSONRPCNotification, notesDepth),
+// quietNotesDepth is the notification queue of a 2026-era request whose
+// method sends the client nothing before its answer (quietMethod): a
+// queue of notesDepth is 12 KiB, made for each such request, and every
+// client connection sends two of them (server/discover, tools/list).
+const quietNotesDepth = 4
+
+// quietMethod reports whether a request's method answers without
+// notifying the client first: discovery, ping and the listings.
+func quietMethod(method string) bool {
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodServerDiscover, mcp.MethodPing, mcp.MethodToolsList, mcp.MethodResourcesList,
+		mcp.MethodResourcesTemplatesList, mcp.MethodPromptsList:
+		return true
+	}
+	return false
+}
+
+func newClientSession(id string) *clientSession { return newClientSessionOfDepth(id, notesDepth) }
+
+// newClientSessionOfDepth is newClientSession with a notification queue of
+// depth notifications.
+func newClientSessionOfDepth(id string, depth int) *clientSession {
+	c := &clientSession{id: id, notes: make(chan mcp.JSONRPCNotification, depth),
 		pending: map[int64]chan clientAnswer{}, ended: make(chan struct{})}
 	c.level.Store(mcp.LoggingLevelError) // until logging/setLevel, as mcp-go's sessions
 	return c

@@ -75,3 +75,26 @@ func TestTableContextLocks(t *testing.T) {
 		t.Errorf("idle with no timeout: %v", ids)
 	}
 }
+
+// TestQuietMethodsGetASmallQueue: discovery, ping and the listings answer
+// without notifying first and get a small notification queue; a method
+// that may notify (a tool call's progress and log messages, a resource
+// read, a prompt, a subscription) keeps the full one.
+func TestQuietMethodsGetASmallQueue(t *testing.T) {
+	for _, m := range []string{"server/discover", "ping", "tools/list", "resources/list", "resources/templates/list", "prompts/list"} {
+		if !quietMethod(m) {
+			t.Errorf("%s is not quiet", m)
+		}
+	}
+	for _, m := range []string{"tools/call", "resources/read", "prompts/get", "subscriptions/listen", "completion/complete", ""} {
+		if quietMethod(m) {
+			t.Errorf("%s is quiet", m)
+		}
+	}
+	if c := newClientSessionOfDepth("q", quietNotesDepth); cap(c.notes) != quietNotesDepth {
+		t.Errorf("queue of %d, want %d", cap(c.notes), quietNotesDepth)
+	}
+	if c := newClientSession("full"); cap(c.notes) != notesDepth {
+		t.Errorf("queue of %d, want %d", cap(c.notes), notesDepth)
+	}
+}
