@@ -149,6 +149,9 @@ func (s *Store) disown(sf *sessionFiles) {
 	sf.tailMu.Unlock()
 	sf.mu.Lock()
 	sf.owned = false
+	if err := sf.closeJournal(); err != nil {
+		s.log.Warn("closing the journal failed", "session", sf.id, "err", err)
+	}
 	sf.mu.Unlock()
 	if err := sf.lock.release(); err != nil {
 		s.log.Warn("cannot unlock session", "session", sf.id, "err", err)

@@ -65,6 +65,12 @@ type sessionFiles struct {
 	// jlen is the journal's length up to record seq as this process last
 	// knew it (under mu); manifests record it (JournalBytes).
 	jlen int64
+	// jfd is the journal opened for appending while this process owns the
+	// session (under mu; -1 when it is not open), so that an append is one
+	// write instead of an open, a write and a close. It is closed before
+	// the lock is given up (disown), and not kept when openJournals is at
+	// maxOpenJournals.
+	jfd int
 	// summary is true while chain holds only the session's metadata, read
 	// from its manifest at start-up: the thoughts are read on first use
 	// (see summary.go). summaryBranches are the branch ids the summary
@@ -83,7 +89,7 @@ type pendingFile struct {
 
 func newSessionFiles(id, dir, partition string, wake func(), durability Durability) *sessionFiles {
 	sf := &sessionFiles{id: id, dir: dir, partition: partition, wake: wake, files: newFileSet(),
-		pending: map[string]pendingFile{}, unverified: map[string]bool{}, lock: newSessionLock(dir), durability: durability}
+		pending: map[string]pendingFile{}, unverified: map[string]bool{}, lock: newSessionLock(dir), durability: durability, jfd: -1}
 	if durability == DurabilityBatch {
 		sf.commit = newGroupCommit(func() error { return syncJournal(sf) })
 	}
@@ -124,7 +130,7 @@ func (sf *sessionFiles) journal(r record) error {
 		return errNotOpen
 	}
 	r.Seq = sf.seq + 1
-	n, err := appendRecord(sf.dir, r)
+	n, err := sf.appendJournal(r)
 	if err != nil {
 		return err
 	}
@@ -139,6 +145,54 @@ func (sf *sessionFiles) journal(r record) error {
 		sf.commit.wrote(sf.seq)
 	}
 	return nil
+}
+
+// maxOpenJournals bounds the journals kept open across appends, store-wide
+// (openJournals): past it, an append opens and closes the journal itself.
+const maxOpenJournals = 256
+
+// openJournals counts the journals kept open (sessionFiles.jfd).
+var openJournals atomic.Int64
+
+// appendJournal appends r to the journal with one write, through the
+// descriptor kept open while this process owns the session, and returns
+// the length of the line. Caller holds mu and the session's lock.
+func (sf *sessionFiles) appendJournal(r record) (int64, error) {
+	// Its own encoder, not json.Marshal, which would check and compact
+	// what it renders once more.
+	line, err := r.MarshalJSON()
+	if err != nil {
+		return 0, err
+	}
+	path := filepath.Join(sf.dir, journalName)
+	if sf.jfd < 0 {
+		fd, err := sysOpen(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return 0, err
+		}
+		sf.jfd = fd
+		openJournals.Add(1)
+	}
+	err = sysWrite(sf.jfd, path, append(line, '\n'))
+	if err != nil || openJournals.Load() > maxOpenJournals {
+		err = errors.Join(err, sf.closeJournal())
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(line)) + 1, nil
+}
+
+// closeJournal closes the journal appendJournal kept open, if it is.
+// Caller holds mu.
+func (sf *sessionFiles) closeJournal() error {
+	if sf.jfd < 0 {
+		return nil
+	}
+	fd := sf.jfd
+	sf.jfd = -1
+	openJournals.Add(-1)
+	return sysClose(fd, filepath.Join(sf.dir, journalName))
 }
 
 // Append journals the new node; its file and its predecessor's (whose next

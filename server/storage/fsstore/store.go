@@ -225,6 +225,9 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 		err = sf.materialize()
 	}
 	if err != nil {
+		sf.mu.Lock()
+		_ = sf.closeJournal()
+		sf.mu.Unlock()
 		_ = sf.lock.release()
 		return nil, err
 	}

@@ -16,19 +16,20 @@ import (
 func TestReadJournalFrom(t *testing.T) {
 	dir := t.TempDir()
 	var starts []int64
-	var size int64
+	var journal []byte
 	for seq := 1; seq <= 3; seq++ {
-		starts = append(starts, size)
-		n, err := appendRecord(dir, record{Seq: seq, Op: opAdd, File: thoughtFile(seq)})
+		starts = append(starts, int64(len(journal)))
+		line, err := record{Seq: seq, Op: opAdd, File: thoughtFile(seq)}.MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
-		size += n
+		journal = append(append(journal, line...), '\n')
 	}
+	size := int64(len(journal))
 	path := filepath.Join(dir, journalName)
-	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	f.WriteString(`{"seq":4,"op":"ad`)
-	f.Close()
+	if err := os.WriteFile(path, append(journal, `{"seq":4,"op":"ad`...), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	for i, off := range append(starts, size) {
 		tail, err := readJournalFrom(dir, off)
