@@ -73,7 +73,7 @@ func writeFileAtomicVia(tmpDir, path string, data []byte) error {
 func writeNewFile(path string, data []byte) (created bool, err error) {
 	fd, err := sysOpen(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
-		// First file of a branch: create its directory.
+		// The first file of its directory (the first context): create it.
 		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 			fd, err = sysOpen(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL, 0o600)
 		}
