@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
+	"github.com/thoughtbox-bench/tbbench/server/readall"
 )
 
 // MCPPath is the path of the Streamable HTTP endpoint.
@@ -85,7 +86,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 		// client that declares 4 MiB and sends nothing gets no 4 MiB.
 		buf = make([]byte, 0, n+1)
 	}
-	body, err := readAll(buf, io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
+	body, err := readall.Append(buf, io.LimitReader(r.Body, s.cfg.MaxBodyBytes+1))
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		return nil, err
@@ -97,27 +98,6 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 // maxPresized bounds the buffer readBody sizes from a request's declared
 // length before any of the body has arrived.
 const maxPresized = 64 << 10
-
-// readAll is io.ReadAll appending to b: it reads r until EOF into b's
-// spare capacity, growing b only when that runs out.
-func readAll(b []byte, r io.Reader) ([]byte, error) {
-	if cap(b) == 0 {
-		b = make([]byte, 0, 512)
-	}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err != nil {
-			if err == io.EOF {
-				err = nil
-			}
-			return b, err
-		}
-	}
-}
 
 // writeFault writes a JSON-RPC error response with an HTTP status.
 func writeFault(w http.ResponseWriter, status int, f *rpcFault) {

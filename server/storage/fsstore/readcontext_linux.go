@@ -17,7 +17,7 @@ func readContextFile(path string, buf []byte) ([]byte, time.Time, error) {
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	if err := ignoringEINTR(func() error { return syscall.Fstat(fd, &st) }); err != nil {
+	if err := syscall.Fstat(fd, &st); err != nil {
 		return nil, time.Time{}, &os.PathError{Op: "fstat", Path: path, Err: err}
 	}
 	if st.Size > maxContextFile {
@@ -43,13 +43,4 @@ func readContextFile(path string, buf []byte) ([]byte, time.Time, error) {
 		n += m
 	}
 	return data[:n], time.Unix(st.Mtim.Unix()), nil
-}
-
-// ignoringEINTR calls fn until it returns something other than EINTR.
-func ignoringEINTR(fn func() error) error {
-	for {
-		if err := fn(); err != syscall.EINTR {
-			return err
-		}
-	}
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
-	"slices"
+
+	"github.com/thoughtbox-bench/tbbench/server/readall"
 )
 
 // errNoJournal reports a session directory without a journal.
@@ -74,20 +76,8 @@ func readAllFrom(f *os.File, offset int64) ([]byte, error) {
 	if fi, err := f.Stat(); err == nil && fi.Size() > offset {
 		size = int(fi.Size() - offset)
 	}
-	buf := make([]byte, 0, size+1) // + 1: the read that finds the end
-	for {
-		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, max(512, cap(buf)))
-		}
-		n, err := f.ReadAt(buf[len(buf):cap(buf)], offset+int64(len(buf)))
-		buf = buf[:len(buf)+n]
-		if errors.Is(err, io.EOF) {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	// + 1: the read that finds the end.
+	return readall.Append(make([]byte, 0, size+1), io.NewSectionReader(f, offset, math.MaxInt64-offset))
 }
 
 // journalSize returns the journal's length in bytes (0 when it is missing).

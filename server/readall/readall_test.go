@@ -1,4 +1,4 @@
-package mcpserver
+package readall
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 	"testing/iotest"
 )
 
-// readAll gives io.ReadAll's bytes and errors whatever buffer it starts
+// Append gives io.ReadAll's bytes and errors whatever buffer it starts
 // with, and a buffer of the body's length plus one is never grown.
-func TestReadAllAsIoReadAll(t *testing.T) {
+func TestAppendAsIoReadAll(t *testing.T) {
 	body := strings.Repeat("0123456789abcdef", 700) // 11,200 bytes
 	for _, start := range []int{0, 1, 100, len(body), len(body) + 1, 2 * len(body)} {
 		for name, r := range map[string]func() io.Reader{
@@ -22,7 +22,7 @@ func TestReadAllAsIoReadAll(t *testing.T) {
 			},
 		} {
 			buf := make([]byte, 0, start)
-			got, err := readAll(buf, r())
+			got, err := Append(buf, r())
 			if err != nil || string(got) != body {
 				t.Fatalf("start %d, %s: %d bytes, err %v; want the %d-byte body", start, name, len(got), err, len(body))
 			}
@@ -32,7 +32,7 @@ func TestReadAllAsIoReadAll(t *testing.T) {
 		}
 	}
 	boom := errors.New("boom")
-	got, err := readAll(nil, io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
+	got, err := Append(nil, io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
 	if !errors.Is(err, boom) || !bytes.Equal(got, []byte("abc")) {
 		t.Errorf("a failing reader: %q, %v; want \"abc\" and its error", got, err)
 	}
