@@ -9,6 +9,7 @@ import (
 
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/placement"
+	"github.com/thoughtbox-bench/tbbench/server/sysfile"
 	"github.com/thoughtbox-bench/tbbench/server/tmpfile"
 )
 
@@ -50,30 +51,18 @@ func (w Writer) Write(e Linked) (string, error) {
 }
 
 // writeFile writes data to path, in dir, through a temporary file and a
-// rename.
+// rename (with plain system calls: an export is written for every closed
+// session).
 func (w Writer) writeFile(dir, path string, data []byte) error {
-	f, err := os.CreateTemp(dir, tmpfile.Pattern(filepath.Base(path)))
+	err := sysfile.WriteAtomic(dir, path, data)
 	if errors.Is(err, os.ErrNotExist) {
 		// First export: create the directory.
 		if err := w.makeDir(dir); err != nil {
 			return fmt.Errorf("create export dir: %w", err)
 		}
-		f, err = os.CreateTemp(dir, tmpfile.Pattern(filepath.Base(path)))
+		err = sysfile.WriteAtomic(dir, path, data)
 	}
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
+	return err
 }
 
 // RemoveStrayTemps deletes the temporary files that writers which died left

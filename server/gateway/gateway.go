@@ -89,9 +89,11 @@ func unavailable(name string) Handler {
 	}
 }
 
-// Call runs one thoughtbox_gateway call: raw is the tool's arguments object.
-// The stage is checked before anything else about the call's args; a
-// successful load_context, start_new or cipher advances the stage.
+// Call runs one thoughtbox_gateway call: raw is the tool's arguments object,
+// valid JSON (as a decoder's RawMessage is, or a member of a body the caller
+// checked) or empty; it is not checked again. The stage is checked before
+// anything else about the call's args; a successful load_context, start_new
+// or cipher advances the stage.
 func (g *Gateway) Call(ctx context.Context, c *Conn, raw json.RawMessage) reply.Reply {
 	call, ok := splitCall(raw)
 	if !ok {
@@ -134,11 +136,12 @@ type gatewayCall struct {
 // "args": {...}}, without reflection; Args aliases raw. It reports false for
 // anything it is not sure encoding/json would decode the same way (a key
 // matching a field only case-insensitively, an operation that is not a plain
-// string), and the caller then uses encoding/json.
+// string), and the caller then uses encoding/json. raw is valid JSON or
+// empty (Call's arguments are), so it is not checked again.
 func splitCall(raw []byte) (gatewayCall, bool) {
 	var call gatewayCall
 	var buf [8]jsonx.Member
-	members, ok := jsonx.AppendMembers(buf[:0], raw)
+	members, ok := jsonx.AppendMembersOfValid(buf[:0], raw)
 	if !ok {
 		return call, false
 	}

@@ -91,7 +91,7 @@ var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); retu
 // fields); a marshalling failure is a programming error and panics.
 func PrettyString(v any) string {
 	var out string
-	if err := pretty(v, func(b []byte) { out = string(b) }); err != nil {
+	if err := WithPretty(v, func(b []byte) { out = string(b) }); err != nil {
 		panic("jsonx: " + err.Error())
 	}
 	return out

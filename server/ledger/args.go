@@ -50,14 +50,15 @@ type fields struct {
 func (f fields) keys() []string { return jsonx.Keys(f.source) }
 
 // parseFields splits a raw args object. A nil or JSON-null raw yields
-// ok=false. The members alias raw.
+// ok=false. The members alias raw. raw is valid JSON, as every handler's
+// arguments are (see Handler.Thought), so it is not checked again.
 func parseFields(raw json.RawMessage) (fields, bool, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return fields{}, false, nil
 	}
 	var buf [16]jsonx.Member
-	if members, ok := jsonx.AppendMembers(buf[:0], raw); ok {
+	if members, ok := jsonx.AppendMembersOfValid(buf[:0], raw); ok {
 		m := make(map[string]json.RawMessage, len(members))
 		for _, mem := range members {
 			m[string(mem.Key)] = mem.Value

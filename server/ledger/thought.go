@@ -67,7 +67,8 @@ type warningResponse struct {
 }
 
 // Thought records one thought. raw is the operation's args object (nil when
-// the call had no args).
+// the call had no args), valid JSON as the gateway passes it on; the
+// ledger's other handlers take their args the same way.
 func (h *Handler) Thought(ctx context.Context, raw json.RawMessage) reply.Reply {
 	f, present, err := parseFields(raw)
 	if err != nil {

@@ -60,12 +60,17 @@ func (d *ThoughtData) write(w *jsonx.Writer) {
 	w.StringField("timestamp", d.Timestamp)
 	if d.Critique != nil {
 		w.Key("critique")
-		w.Open('{')
-		w.StringField("text", d.Critique.Text)
-		w.StringField("model", d.Critique.Model)
-		w.StringField("timestamp", d.Critique.Timestamp)
-		w.Close('}')
+		d.Critique.WriteJSON(w)
 	}
+	w.Close('}')
+}
+
+// WriteJSON writes the critique as an object, as encoding/json renders it.
+func (c *Critique) WriteJSON(w *jsonx.Writer) {
+	w.Open('{')
+	w.StringField("text", c.Text)
+	w.StringField("model", c.Model)
+	w.StringField("timestamp", c.Timestamp)
 	w.Close('}')
 }
 

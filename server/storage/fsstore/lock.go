@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/thoughtbox-bench/tbbench/server/sysfile"
 )
 
 // lockName is the session's lock file. A process holds an advisory lock
@@ -64,14 +66,14 @@ func (l *sessionLock) acquire(wait time.Duration) (bool, error) {
 // with os.WriteFile, 10 µs on either in place). Only a longer id left by
 // another process is cut off.
 func writeHolder(path string) {
-	fd, err := sysOpen(path, syscall.O_WRONLY|syscall.O_CREAT, 0o600)
+	fd, err := sysfile.Open(path, syscall.O_WRONLY|syscall.O_CREAT, 0o600)
 	if err != nil {
 		return
 	}
-	defer sysClose(fd, path)
+	defer sysfile.Close(fd, path)
 	text := strconv.AppendInt(make([]byte, 0, 16), int64(os.Getpid()), 10)
 	text = append(text, '\n')
-	if sysWrite(fd, path, text) == nil {
+	if sysfile.Write(fd, path, text) == nil {
 		var st syscall.Stat_t
 		if syscall.Fstat(fd, &st) == nil && st.Size > int64(len(text)) {
 			_ = syscall.Ftruncate(fd, int64(len(text)))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/thoughtbox-bench/tbbench/server/sysfile"
 )
 
 // readContextFile reads a context's file whole, into buf when it fits, and
@@ -11,7 +13,7 @@ import (
 // pread, close. (os.Open and *os.File cost a second fstat and the network
 // poller's bookkeeping; a context is read on every 2026-era call.)
 func readContextFile(path string, buf []byte) ([]byte, time.Time, error) {
-	fd, err := sysOpen(path, syscall.O_RDONLY, 0)
+	fd, err := sysfile.Open(path, syscall.O_RDONLY, 0)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
+	"github.com/thoughtbox-bench/tbbench/server/sysfile"
 )
 
 // sessionFiles persists one session. It implements storage.Persister: the
@@ -166,14 +167,14 @@ func (sf *sessionFiles) appendJournal(r record) (int64, error) {
 	}
 	path := filepath.Join(sf.dir, journalName)
 	if sf.jfd < 0 {
-		fd, err := sysOpen(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		fd, err := sysfile.Open(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return 0, err
 		}
 		sf.jfd = fd
 		openJournals.Add(1)
 	}
-	err = sysWrite(sf.jfd, path, append(line, '\n'))
+	err = sysfile.Write(sf.jfd, path, append(line, '\n'))
 	if err != nil || openJournals.Load() > maxOpenJournals {
 		err = errors.Join(err, sf.closeJournal())
 	}
@@ -192,7 +193,7 @@ func (sf *sessionFiles) closeJournal() error {
 	fd := sf.jfd
 	sf.jfd = -1
 	openJournals.Add(-1)
-	return sysClose(fd, filepath.Join(sf.dir, journalName))
+	return sysfile.Close(fd, filepath.Join(sf.dir, journalName))
 }
 
 // Append journals the new node; its file and its predecessor's (whose next

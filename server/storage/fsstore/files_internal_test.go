@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
-	"github.com/thoughtbox-bench/tbbench/server/tmpfile"
 )
 
 // TestWriteFileAtomic checks the system-call writer: content, mode 0644,
@@ -34,26 +32,6 @@ func TestWriteFileAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Fatalf("files left: %v", entries)
-	}
-}
-
-// TestCreateTempName checks that temporary names carry the process id the
-// way tmpfile.RemoveStray reads it.
-func TestCreateTempName(t *testing.T) {
-	dir := t.TempDir()
-	fd, name, err := createTemp(dir, tmpfile.Prefix("001.json"), tmpfile.Suffix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sysClose(fd, name); err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Base(name)
-	if !strings.HasPrefix(base, tmpfile.Prefix("001.json")) || !strings.HasSuffix(base, tmpfile.Suffix) {
-		t.Fatalf("name %q", base)
-	}
-	if n := tmpfile.RemoveStray(dir); n != 1 {
-		t.Errorf("removed %d stray temporary files, want 1", n)
 	}
 }
 
