@@ -2,7 +2,6 @@ package export_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"math/rand"
 	"reflect"
@@ -12,20 +11,6 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/export"
 	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 )
-
-// reflected renders v as jsonx.Pretty does for types that do not render
-// themselves: encoding/json, indented by two spaces, no HTML escaping.
-func reflected(t *testing.T, v any) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-}
 
 // TestLinkedJSON compares the hand-written export encoding with
 // encoding/json on random exports (every field, nil and empty slices and
@@ -50,7 +35,10 @@ func TestLinkedJSON(t *testing.T) {
 			e.Nodes[0].Next, e.Nodes[0].RevisionMetadata.RevisedBy = []string{}, []int{}
 			e.Nodes[0].Data.Thought = "<b>&amp;</b> \" \\ \n\t\x00 \u2028 \xff bad"
 		}
-		want := reflected(t, e)
+		want, err := jsonx.Reflected(e)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if got := e.AppendPrettyJSON(nil); !bytes.Equal(got, want) {
 			t.Fatalf("export %d:\n got %.600s\nwant %.600s", i, got, want)
 		}

@@ -87,6 +87,15 @@ func WithPretty(v any, use func([]byte)) error {
 // appendBuffers holds WithPretty's buffers for PrettyAppenders.
 var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
+// Reflected renders v by reflection alone, as Pretty renders a type that
+// does not render itself: what a PrettyAppender must produce byte for byte
+// (the appenders' tests compare the two).
+func Reflected(v any) ([]byte, error) {
+	var out []byte
+	err := pretty(v, func(b []byte) { out = bytes.Clone(b) })
+	return out, err
+}
+
 // PrettyString is Pretty for values that always marshal (structs of plain
 // fields); a marshalling failure is a programming error and panics.
 func PrettyString(v any) string {

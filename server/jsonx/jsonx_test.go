@@ -148,3 +148,21 @@ func TestWithPrettyRendersAsPretty(t *testing.T) {
 		t.Errorf("PrettyString after a failed rendering = %q", got)
 	}
 }
+
+// Reflected renders by reflection even a PrettyAppender (what the appender
+// must match), as Pretty renders a type that does not render itself.
+func TestReflectedIgnoresAppenders(t *testing.T) {
+	if got, err := jsonx.Reflected(appender{n: 2}); err != nil || string(got) != "{}" {
+		t.Errorf("Reflected(appender) = %q, %v; want the reflected {}", got, err)
+	}
+	type plain struct {
+		S []int `json:"s"`
+	}
+	want, _ := jsonx.Pretty(plain{S: []int{1, 2}})
+	if got, err := jsonx.Reflected(plain{S: []int{1, 2}}); err != nil || string(got) != string(want) {
+		t.Errorf("Reflected = %q, %v; want Pretty's %q", got, err, want)
+	}
+	if _, err := jsonx.Reflected(func() {}); err == nil {
+		t.Error("Reflected of a func: no error")
+	}
+}

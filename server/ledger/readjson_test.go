@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand"
 	"reflect"
 	"testing"
@@ -41,14 +40,10 @@ func TestReadResponseJSON(t *testing.T) {
 				resp.Thoughts[j].Critique = &storage.Critique{Text: "a <critique>", Model: "m&m"}
 			}
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(resp); err != nil {
+		want, err := jsonx.Reflected(resp)
+		if err != nil {
 			t.Fatal(err)
 		}
-		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 		if got := resp.AppendPrettyJSON(nil); !bytes.Equal(got, want) {
 			t.Fatalf("answer %d:\n got %.600s\nwant %.600s", i, got, want)
 		}

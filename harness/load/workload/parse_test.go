@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -250,5 +251,29 @@ func TestThresholdForms(t *testing.T) {
 	}
 	if ts[2].DelayAbortEval.Seconds() != 2 || ts[1].AbortOnFail {
 		t.Errorf("abort options %+v %+v", ts[1], ts[2])
+	}
+}
+
+// TestShippedWorkloadsLoad loads every workload file make bench and the docs
+// pass to tbbench load (harness/load/testdata), and checks what the
+// thought-calls-only one promises: sessions of main-chain thoughts alone.
+func TestShippedWorkloadsLoad(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no workload files: %v", err)
+	}
+	for _, p := range paths {
+		w, err := Load(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if filepath.Base(p) != "ceiling-thoughts.yaml" {
+			continue
+		}
+		s := w.Session
+		if s.Branch != 0 || s.Revision != 0 || s.ReadThoughts != 0 || s.GetStructure != 0 || s.SessionList != 0 || s.SessionGet != 0 || s.Thoughts.Min < 50 {
+			t.Errorf("%s: not thought calls only: %+v", p, s)
+		}
 	}
 }
