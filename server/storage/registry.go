@@ -89,19 +89,16 @@ func (r *Registry) All() []*Chain {
 // keep registration order. Only the sessions returned are copied: the
 // others are matched and ordered under their chain's read lock.
 func (r *Registry) List(f Filter) []Session {
-	type hit struct {
-		c       *Chain
-		updated string
-		order   int
-	}
 	search := strings.ToLower(f.Search)
-	var hits []hit
+	hits := listHits{limit: f.Limit}
 	r.mu.RLock()
 	if len(f.AnyTags) == 0 {
-		hits = make([]hit, 0, len(r.order))
+		if f.Limit <= 0 {
+			hits.all = make([]listHit, 0, len(r.order))
+		}
 		for i, c := range r.order {
 			if updated, ok := c.listKey(nil, search); ok {
-				hits = append(hits, hit{c, updated, i})
+				hits.add(listHit{c, updated, i})
 			}
 		}
 	} else {
@@ -113,23 +110,15 @@ func (r *Registry) List(f Filter) []Session {
 				}
 				seen[c] = true
 				if updated, ok := c.listKey(f.AnyTags, search); ok {
-					hits = append(hits, hit{c, updated, r.pos[c]})
+					hits.add(listHit{c, updated, r.pos[c]})
 				}
 			}
 		}
 	}
 	r.mu.RUnlock()
-	slices.SortFunc(hits, func(a, b hit) int {
-		if c := strings.Compare(b.updated, a.updated); c != 0 {
-			return c
-		}
-		return a.order - b.order
-	})
-	if f.Limit > 0 && len(hits) > f.Limit {
-		hits = hits[:f.Limit]
-	}
-	out := make([]Session, len(hits))
-	for i, h := range hits {
+	slices.SortFunc(hits.all, compareHits)
+	out := make([]Session, len(hits.all))
+	for i, h := range hits.all {
 		out[i] = h.c.Session()
 	}
 	// A session written since it was ordered may have moved up: sort the
@@ -139,6 +128,72 @@ func (r *Registry) List(f Filter) []Session {
 		slices.SortStableFunc(out, newerFirst)
 	}
 	return out
+}
+
+// listHit is a chain List keeps, with the key it orders by: the time of
+// its last update, newest first, then its registration order.
+type listHit struct {
+	c       *Chain
+	updated string
+	order   int
+}
+
+func compareHits(a, b listHit) int {
+	if c := strings.Compare(b.updated, a.updated); c != 0 {
+		return c
+	}
+	return a.order - b.order
+}
+
+// listHits collects List's hits. With a limit it keeps only the first
+// limit of the order, in a heap whose root is the last of them, so that a
+// page of a large store costs a pass over its sessions and no sort of all
+// of them (session list asks for offset+limit+1, usually 21).
+type listHits struct {
+	limit int
+	all   []listHit
+}
+
+func (h *listHits) add(x listHit) {
+	switch {
+	case h.limit <= 0:
+		h.all = append(h.all, x)
+	case len(h.all) < h.limit:
+		h.all = append(h.all, x)
+		h.up(len(h.all) - 1)
+	case compareHits(x, h.all[0]) < 0:
+		h.all[0] = x
+		h.down(0)
+	}
+}
+
+// up and down keep the heap: no hit sorts after its parent.
+func (h *listHits) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if compareHits(h.all[i], h.all[parent]) <= 0 {
+			return
+		}
+		h.all[i], h.all[parent] = h.all[parent], h.all[i]
+		i = parent
+	}
+}
+
+func (h *listHits) down(i int) {
+	for {
+		last, l, r := i, 2*i+1, 2*i+2
+		if l < len(h.all) && compareHits(h.all[l], h.all[last]) > 0 {
+			last = l
+		}
+		if r < len(h.all) && compareHits(h.all[r], h.all[last]) > 0 {
+			last = r
+		}
+		if last == i {
+			return
+		}
+		h.all[i], h.all[last] = h.all[last], h.all[i]
+		i = last
+	}
 }
 
 // tags returns a copy of the session's tags.

@@ -77,7 +77,8 @@ func TestListByTagsFindsTagsGivenAfterRegistration(t *testing.T) {
 		reg.Add(c)
 		chains = append(chains, c)
 	}
-	filters := []storage.Filter{{}, {Limit: 5}, {Search: "TITLE 1"}}
+	filters := []storage.Filter{{}, {Limit: 5}, {Limit: 1}, {Limit: 61}, {Limit: 299}, {Limit: 300}, {Limit: 1000},
+		{Search: "TITLE 1"}, {Search: "title 1", Limit: 3}}
 	for _, t := range tagPool {
 		filters = append(filters, storage.Filter{AnyTags: []string{t}}, storage.Filter{AnyTags: []string{t}, Limit: 5})
 	}
@@ -156,6 +157,21 @@ func TestListByTagsRacesTagChanges(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("listed %d sessions by tag, %d carry it", len(got), len(want))
+	}
+}
+
+// BenchmarkListPage is session list's first page (limit 20, and one more to
+// tell whether there are more) among 20,000 sessions.
+func BenchmarkListPage(b *testing.B) {
+	reg := storage.NewRegistry()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 20000 {
+		reg.Add(storage.NewChain(session(i, nil, rng), nil, nil))
+	}
+	for b.Loop() {
+		if len(reg.List(storage.Filter{Limit: 21})) != 21 {
+			b.Fatal("not a page of 21")
+		}
 	}
 }
 
