@@ -46,6 +46,9 @@ BESIDE_AFTER_CELLS ?= 3
 # a new one as soon as one is done, the slowest first (over stdio every MCP
 # session is a process of its own), but not the three stdio cells at once:
 # their process starts contend; each one's output is shown when it is done.
+# A cell is done when its process is gone (kill -0), not when `wait -n -p`
+# names it: bash 5.2 can reap a job during a command substitution and never
+# report it, and make run then waited for it for ever.
 CELLS_AT_ONCE ?= 3
 CELLS_SLOWEST_FIRST := stdio/fs http/memory stdio/sqlite stdio/memory http/fs http/sqlite
 # What make run needs is compiled, and installed, at once: tbbench and
@@ -66,13 +69,16 @@ run:
 	    fi; \
 	  done; wait; for k in $$(seq $$i); do cat $$logs/beside-$$k.log; done >$$logs/beside.log; \
 	} & beside=$$!; \
-	running=0; shown() { local cell=$$(sed -n "s|^$$1 ||p" $$logs/cells); [ -n "$$cell" ] && cat $$logs/conform-$${cell%/*}-$${cell#*/}.log; }; \
+	running=0; pids=""; reap() { local pid cell; while read -r pid cell; do case " $$pids " in *" $$pid "*) ;; *) continue;; esac; \
+	    kill -0 $$pid 2>/dev/null && continue; pids=$$(echo " $$pids " | sed "s/ $$pid / /"); running=$$((running-1)); \
+	    cat $$logs/conform-$${cell%/*}-$${cell#*/}.log; done <$$logs/cells; }; \
+	await() { wait -n $$pids 2>/dev/null || sleep 0.1; reap; }; \
 	for c in $(CELLS_SLOWEST_FIRST); do t=$${c%/*}; s=$${c#*/}; \
 	  repeat=1; [ $$c = http/memory ] && repeat=2; \
 	  { echo; echo "=== conformance in both MCP eras: embedded reference server, transport $$t, storage $$s, $$repeat run(s)"; \
 	    ./$(BIN)/tbbench conform --transport $$t --storage $$s --repeat $$repeat --progress lines --run-id $(RUN_ID)-$$t-$$s || echo >$$logs/failed; } >$$logs/conform-$$t-$$s.log 2>&1 & echo "$$! $$c" >>$$logs/cells; \
-	  running=$$((running+1)); while [ $$running -ge $(CELLS_AT_ONCE) ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; \
-	done; while [ $$running -gt 0 ]; do wait -n -p fin; shown $$fin && running=$$((running-1)); done; touch $$logs/cells-done; \
+	  pids="$$pids $$!"; running=$$((running+1)); while [ $$running -ge $(CELLS_AT_ONCE) ]; do await; done; \
+	done; while [ $$running -gt 0 ]; do await; done; touch $$logs/cells-done; \
 	for c in $(CELLS); do with="$$with --with out/$(RUN_ID)-$${c%/*}-$${c#*/} --with out/$(RUN_ID)-$${c%/*}-$${c#*/}-robust"; done; \
 	wait $$beside; cat $$logs/beside.log; [ -e $$logs/failed ] && status=1; \
 	with="$$with --with out/$(RUN_ID)-official"; \
