@@ -21,7 +21,11 @@ func (s *Store) Crash() {
 	for _, sf := range all {
 		_ = sf.lock.release()
 	}
+	s.procs.close()
 }
+
+// Looks counts the looks for other processes' changes List has run.
+func (s *Store) Looks() int64 { return s.looks.Load() }
 
 // RescanNow makes the next List look on disk, however recent the last look.
 func (s *Store) RescanNow() {

@@ -33,13 +33,29 @@ func (s *Store) rescanDue() bool {
 // list costs no more than the directories that changed: what other
 // processes appended to sessions already known shows in a list at most
 // rescanEvery plus one pass later (Get always reads it first).
+//
+// A store alone on its project since its last look skips it
+// (processes.go). What the register shows is read before a look starts,
+// and kept only when the look runs: a look covers everything written
+// before it.
 func (s *Store) rescan() {
+	now := s.procs.state()
+	s.mu.Lock()
+	quiet := s.lastLook.quiet(now)
+	s.mu.Unlock()
+	if quiet {
+		return
+	}
+	s.looks.Add(1)
 	s.scan(false)
 	all := s.sessions()
 	if len(all) <= refreshInline {
 		for _, sf := range all {
 			s.refresh(sf)
 		}
+		s.mu.Lock()
+		s.lastLook = now
+		s.mu.Unlock()
 		return
 	}
 	s.mu.Lock()
@@ -48,6 +64,7 @@ func (s *Store) rescan() {
 		return
 	}
 	s.refreshing = true
+	s.lastLook = now
 	s.refreshes.Add(1)
 	s.mu.Unlock()
 	go func() {

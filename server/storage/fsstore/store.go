@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,6 +67,12 @@ type Store struct {
 	// refreshes tracks the background journal refreshes of List.
 	refreshes  sync.WaitGroup
 	refreshing bool // under mu
+	// procs is this store's place in the project's register of open
+	// stores; lastLook is what it showed when List last looked for other
+	// processes' changes (under mu; see processes.go).
+	procs    *processes
+	lastLook lookState
+	looks    atomic.Int64 // looks run (tests count them)
 
 	mu          sync.Mutex
 	files       map[string]*sessionFiles
@@ -131,7 +138,11 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if err := s.ensureConfig(); err != nil {
 		return nil, err
 	}
+	// Registered before anything is read: a store that opens later
+	// counts itself in, and this one's next look sees it.
+	s.procs = openProcesses(filepath.Join(filepath.Dir(s.sessionsDir), processesName))
 	if err := s.loadAll(); err != nil {
+		s.procs.close()
 		return nil, err
 	}
 	s.swept, s.sweepStop = make(chan struct{}), make(chan struct{})
@@ -144,6 +155,7 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 		s.stop, s.stopped = make(chan struct{}), make(chan struct{})
 		go s.writeLoop()
 	} else if err := s.flushAll(); err != nil {
+		s.procs.close()
 		return nil, err
 	}
 	return s, nil
@@ -454,5 +466,6 @@ func (s *Store) Close() error {
 		s.disown(sf)
 		sf.ownMu.Unlock()
 	}
+	s.procs.close()
 	return err
 }
