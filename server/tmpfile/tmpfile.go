@@ -21,10 +21,6 @@ const Suffix = ".tmp"
 // process; a random part and Suffix follow.
 func Prefix(base string) string { return base + "." + strconv.Itoa(os.Getpid()) + "-" }
 
-// Pattern is the os.CreateTemp pattern for a temporary file of base
-// written by this process.
-func Pattern(base string) string { return Prefix(base) + "*" + Suffix }
-
 // RemoveStray deletes the temporary files directly inside dir whose writer
 // is no longer running and returns how many it removed. Files named with
 // this process's id count as stray too: at start-up they are a dead

@@ -34,18 +34,19 @@ const (
 	processesCount    = 8
 )
 
-// lookState is what a store saw when it decided to look for other
-// processes' changes: the count of stores ever opened, and whether it was
-// alone. valid is false until a look has run.
+// lookState is what the register showed a store when it decided whether
+// to look for other processes' changes: the count of stores ever opened,
+// and whether it was alone. valid is false when the register did not
+// answer, and in a store's last look until one has run.
 type lookState struct {
 	count uint64
 	alone bool
 	valid bool
 }
 
-// quiet reports whether a look can be skipped: the register answered now
-// (known), this store is alone, and it was alone at the last look with the
-// same count.
+// quiet reports whether a look can be skipped: the register answered now,
+// this store is alone, and it was alone at the last look with the same
+// count.
 func (last lookState) quiet(now lookState) bool {
 	return now.valid && now.alone && last.valid && last.alone && last.count == now.count
 }
