@@ -61,13 +61,24 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	if state, err = compactState(state); err != nil {
 		return err
 	}
+	if err := putContext(path, s.contextsDir(), state, used); err != nil {
+		s.ctxCache.forget(id)
+		return err
+	}
+	s.ctxCache.wrote(id, state, used)
+	return nil
+}
+
+// putContext writes state, compact, into the context's file at path, in
+// place or whole.
+func putContext(path, dir string, state []byte, used time.Time) error {
 	gen, err := putContextInPlace(path, state, used)
 	if err != nil {
 		return err
 	}
 	if gen != 0 {
 		line := encodeContextSlot(gen, used, state)
-		if err := writeFileAtomicVia(filepath.Join(s.contextsDir(), contextTempDir), path, encodeContextFile(line)); err != nil {
+		if err := writeFileAtomicVia(filepath.Join(dir, contextTempDir), path, encodeContextFile(line)); err != nil {
 			return err
 		}
 	}
@@ -93,8 +104,12 @@ func (s *Store) CreateContext(id string, state []byte, used time.Time) error {
 		return err
 	}
 	created, err := writeNewFile(path, encodeContextFile(encodeContextSlot(1, used, compact)))
-	if err != nil || created {
+	if err != nil {
 		return err
+	}
+	if created {
+		s.ctxCache.wrote(id, compact, used)
+		return nil
 	}
 	return s.PutContext(id, state, used) // the id was taken after all
 }
@@ -185,21 +200,29 @@ func (s *Store) TouchContext(id string, used time.Time) error {
 		return err
 	}
 	if err := os.Chtimes(path, used, used); err != nil {
+		s.ctxCache.forget(id)
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("context %s: %w", id, storage.ErrContextNotFound)
 		}
 		return err
 	}
+	s.ctxCache.wrote(id, nil, used)
 	return nil
 }
 
-// GetContext reads the context's file (storage.ContextStore). A file whose
-// two slots are both being written (by writers in other processes) is read
-// again, a few times, before it is reported damaged.
+// GetContext reads the context's file (storage.ContextStore), or answers
+// from what this store read or wrote while it is alone on its project
+// (contextcache.go). A file whose two slots are both being written (by
+// writers in other processes) is read again, a few times, before it is
+// reported damaged.
 func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 	path, err := s.contextPath(id)
 	if err != nil {
 		return nil, time.Time{}, err
+	}
+	cached, epoch, ok := s.ctxCache.get(id, s.procs.state())
+	if ok {
+		return cached.state, cached.used, nil
 	}
 	for try := 1; ; try++ {
 		slot, modified, err := readContext(path)
@@ -213,10 +236,12 @@ func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 		if err != nil {
 			return nil, time.Time{}, fmt.Errorf("%s: %w", filepath.Base(path), err)
 		}
-		if modified.After(slot.Used) {
-			return slot.State, modified, nil // touched since it was written
+		used := slot.Used
+		if modified.After(used) {
+			used = modified // touched since it was written
 		}
-		return slot.State, slot.Used, nil
+		s.ctxCache.fill(id, cachedContext{state: slot.State, used: used}, epoch)
+		return slot.State, used, nil
 	}
 }
 
@@ -256,6 +281,7 @@ func (s *Store) DeleteContext(id string) error {
 	if err != nil {
 		return nil
 	}
+	s.ctxCache.forget(id)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -290,6 +316,7 @@ func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
 		if _, used, err := s.GetContext(id); err == nil && !used.Before(cutoff) {
 			continue
 		}
+		s.ctxCache.forget(id)
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {
 			n++
 		}

@@ -73,6 +73,9 @@ type Store struct {
 	procs    *processes
 	lastLook lookState
 	looks    atomic.Int64 // looks run (tests count them)
+	// ctxCache holds the contexts this store read or wrote, answered
+	// from while the register shows it alone (contextcache.go).
+	ctxCache contextCache
 
 	mu          sync.Mutex
 	files       map[string]*sessionFiles
