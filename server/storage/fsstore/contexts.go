@@ -281,7 +281,10 @@ func (s *Store) DeleteContext(id string) error {
 	if err != nil {
 		return nil
 	}
+	// Forgotten before and after: a read that began in between may have
+	// kept the file it found.
 	s.ctxCache.forget(id)
+	defer s.ctxCache.forget(id)
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -320,6 +323,7 @@ func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
 		if os.Remove(filepath.Join(dir, e.Name())) == nil {
 			n++
 		}
+		s.ctxCache.forget(id) // and after, as DeleteContext
 	}
 	return n, nil
 }
