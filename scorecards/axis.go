@@ -21,8 +21,15 @@ type Axis struct {
 type Check struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
-	Detail string `json:"detail,omitempty"`
+	// NotApplicable marks a check that had nothing to judge in this run
+	// (Passed is then false, and Detail says why): it counts neither as
+	// passed nor as failed.
+	NotApplicable bool   `json:"notApplicable,omitempty"`
+	Detail        string `json:"detail,omitempty"`
 }
+
+// Failed reports whether the check was judged and did not pass.
+func (c Check) Failed() bool { return !c.Passed && !c.NotApplicable }
 
 // Measured reports whether the axis has a score.
 func (a Axis) Measured() bool {

@@ -82,6 +82,22 @@ func TestChecksAxisScoresShareOfPassedChecks(t *testing.T) {
 	}
 }
 
+func TestChecksAxisLeavesOutChecksNotApplicable(t *testing.T) {
+	checks := []Check{{Name: "a", Passed: true}, {Name: "b"}, {Name: "c", NotApplicable: true, Detail: "nothing to judge"}}
+	a := ChecksAxis(AxisObservability, 0.15, checks)
+	wantScore(t, "score", a.Score, 0.5)
+	if a.Summary != "1 of 2 checks passed, 1 not applicable" {
+		t.Fatalf("summary %q", a.Summary)
+	}
+	if checks[2].Failed() || !checks[1].Failed() || checks[0].Failed() {
+		t.Fatal("Failed: want only the judged check that did not pass")
+	}
+	none := ChecksAxis(AxisObservability, 0.15, checks[2:])
+	if none.Score != nil || none.Summary != "none of 1 checks applicable" {
+		t.Fatalf("only a check not applicable: score %v summary %q, want not measured", none.Score, none.Summary)
+	}
+}
+
 func TestDefaultWeightsSumToOne(t *testing.T) {
 	var sum float64
 	for _, n := range StandardAxes() {

@@ -188,7 +188,7 @@ func securityGate(a Axis) Gate {
 	g := Gate{Name: GateSecurity, Passed: *a.Score >= 1}
 	var leaks []string
 	for _, c := range a.Checks {
-		if !c.Passed {
+		if c.Failed() {
 			leaks = append(leaks, c.Name)
 		}
 	}

@@ -55,6 +55,7 @@ func sample() Scorecard {
 			ChecksAxis(AxisObservability, DefaultWeight(AxisObservability), []Check{
 				{Name: "metrics present", Passed: true},
 				{Name: "quantiles agree", Passed: false, Detail: "p95 off by 40% | client 12ms"},
+				{Name: "notifications counted", NotApplicable: true, Detail: "no notification in this run"},
 			}),
 		},
 	}

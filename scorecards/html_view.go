@@ -83,7 +83,7 @@ func newPageView(s Scorecard, o HTMLOptions) pageView {
 			av.Width, av.Class = px(*a.Score, barPx), grade(*a.Score)
 		}
 		for _, c := range a.Checks {
-			if !c.Passed {
+			if c.Failed() {
 				av.Failed++
 			}
 		}
@@ -105,9 +105,9 @@ func failedFirst(checks []Check) []Check {
 	out := slices.Clone(checks)
 	slices.SortStableFunc(out, func(a, b Check) int {
 		switch {
-		case a.Passed == b.Passed:
+		case a.Failed() == b.Failed():
 			return 0
-		case !a.Passed:
+		case a.Failed():
 			return -1
 		}
 		return 1

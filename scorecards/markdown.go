@@ -90,24 +90,32 @@ func writeLevels(b *strings.Builder, axes []Axis) {
 	b.WriteString("\n")
 }
 
-// writeFailedChecks lists the failed checks of every axis.
+// writeFailedChecks lists the failed checks of every axis, then those
+// that were not applicable.
 func writeFailedChecks(b *strings.Builder, axes []Axis) {
-	var lines []string
+	var failed, na []string
 	for _, a := range axes {
 		for _, c := range a.Checks {
-			if !c.Passed {
-				line := fmt.Sprintf("- %s: %s", a.Name, c.Name)
-				if c.Detail != "" {
-					line += " — " + strings.ReplaceAll(c.Detail, "\n", " ")
-				}
-				lines = append(lines, line)
+			if c.Passed {
+				continue
+			}
+			line := fmt.Sprintf("- %s: %s", a.Name, c.Name)
+			if c.Detail != "" {
+				line += " — " + strings.ReplaceAll(c.Detail, "\n", " ")
+			}
+			if c.NotApplicable {
+				na = append(na, line)
+			} else {
+				failed = append(failed, line)
 			}
 		}
 	}
-	if len(lines) == 0 {
-		return
+	if len(failed) > 0 {
+		b.WriteString("## Failed checks\n\n" + strings.Join(failed, "\n") + "\n\n")
 	}
-	b.WriteString("## Failed checks\n\n" + strings.Join(lines, "\n") + "\n\n")
+	if len(na) > 0 {
+		b.WriteString("## Checks not applicable\n\n" + strings.Join(na, "\n") + "\n\n")
+	}
 }
 
 // writeGates writes the gates table.

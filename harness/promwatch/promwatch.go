@@ -155,7 +155,7 @@ func (w *Watcher) Finish(ctx context.Context) ([]scorecards.Check, error) {
 		return checks, err
 	}
 	for _, r := range results {
-		checks = append(checks, scorecards.Check{Name: r.Name, Passed: r.OK, Detail: r.Detail})
+		checks = append(checks, scorecards.Check{Name: r.Name, Passed: r.OK, NotApplicable: r.NotApplicable, Detail: r.Detail})
 	}
 	return checks, nil
 }

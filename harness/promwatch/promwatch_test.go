@@ -100,6 +100,39 @@ func TestEveryPanelAndAlertHasDataAfterALoadRun(t *testing.T) {
 	}
 }
 
+// TestAPanelOfTrafficARunDidNotHaveIsNotApplicable: in the 2026-07-28
+// era no notification passes (there is no notifications/initialized), so
+// the notifications panel has nothing to show: not applicable, with the
+// reason, and every other check passes.
+func TestAPanelOfTrafficARunDidNotHaveIsNotApplicable(t *testing.T) {
+	w := &promwatch.Watcher{Binary: prometheusBinary(t), Dir: t.TempDir()}
+	rep := run(t, w, func(ctx context.Context) (target.Target, error) {
+		return targetspec.Spec{Storage: "memory", Era: target.Era2026}.Open(ctx)
+	})
+	na := 0
+	for _, c := range rep.Observability {
+		switch {
+		case c.NotApplicable:
+			na++
+			if c.Name != `panel "Notifications by method" query A returns data` || !strings.Contains(c.Detail, "no notification passed through the sidecar") {
+				t.Errorf("not applicable: %s: %s", c.Name, c.Detail)
+			}
+		case !c.Passed:
+			t.Errorf("%s: %s", c.Name, c.Detail)
+		}
+	}
+	if na != 1 {
+		t.Errorf("%d checks not applicable, want the notifications panel's", na)
+	}
+	a, _ := rep.Scorecard(scorecards.Harness{}).Axis(scorecards.AxisObservability)
+	if a.Score == nil || *a.Score != 1 || !strings.Contains(a.Summary, "1 not applicable") {
+		t.Errorf("observability axis %+v", a)
+	}
+	if !strings.Contains(rep.Summary(), "not applicable: panel \"Notifications by method\"") {
+		t.Errorf("the summary does not say what was not applicable:\n%s", rep.Summary())
+	}
+}
+
 // otherMetrics serves another /metrics than its sidecar's, as a sidecar
 // that lost its metrics would.
 type otherMetrics struct {
@@ -111,33 +144,43 @@ func (o otherMetrics) MetricsURL() string    { return o.url }
 func (o otherMetrics) Unwrap() target.Target { return o.Target }
 
 // TestMissingMetricsFailTheChecks: a sidecar whose /metrics holds none of
-// the dashboard's series fails the panel and alert checks.
+// the dashboard's series fails the panel and alert checks; an empty
+// notifications panel is not excused without the sidecar's message
+// counter, nor when that counter counted notifications.
 func TestMissingMetricsFailTheChecks(t *testing.T) {
-	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintln(w, "some_other_metric 1")
-	}))
-	defer bare.Close()
-	w := &promwatch.Watcher{Binary: prometheusBinary(t), Dir: t.TempDir()}
-	rep := run(t, w, func(ctx context.Context) (target.Target, error) {
-		f, err := behindSidecar(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return otherMetrics{f, bare.URL + "/metrics"}, nil
-	})
-	failed := map[string]bool{}
-	for _, c := range rep.Observability {
-		if !c.Passed {
-			failed[c.Name] = true
-		}
-	}
-	for _, name := range []string{`panel "Request rate" query A returns data`, "alert MCPHighErrorRate: evaluated without error, its signal returns data"} {
-		if !failed[name] {
-			t.Errorf("%q passed without the sidecar's metrics", name)
-		}
-	}
-	if a, _ := rep.Scorecard(scorecards.Harness{}).Axis(scorecards.AxisObservability); a.Score == nil || *a.Score > 0.5 {
-		t.Errorf("observability axis %+v", a)
+	for name, body := range map[string]string{
+		"other metrics":         "some_other_metric 1",
+		"notifications counted": `mcp_sidecar_messages_total{direction="in",kind="notification",server_name="x"} 5`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				fmt.Fprintln(w, body)
+			}))
+			defer bare.Close()
+			w := &promwatch.Watcher{Binary: prometheusBinary(t), Dir: t.TempDir()}
+			rep := run(t, w, func(ctx context.Context) (target.Target, error) {
+				f, err := behindSidecar(ctx)
+				if err != nil {
+					return nil, err
+				}
+				return otherMetrics{f, bare.URL + "/metrics"}, nil
+			})
+			failed := map[string]bool{}
+			for _, c := range rep.Observability {
+				if c.Failed() {
+					failed[c.Name] = true
+				}
+			}
+			for _, name := range []string{`panel "Request rate" query A returns data`, "alert MCPHighErrorRate: evaluated without error, its signal returns data",
+				`panel "Notifications by method" query A returns data`} {
+				if !failed[name] {
+					t.Errorf("%q passed without the sidecar's metrics", name)
+				}
+			}
+			if a, _ := rep.Scorecard(scorecards.Harness{}).Axis(scorecards.AxisObservability); a.Score == nil || *a.Score > 0.5 {
+				t.Errorf("observability axis %+v", a)
+			}
+		})
 	}
 }
 

@@ -4,7 +4,9 @@
 // every alert rule's signal, and must evaluate every rule without error. A
 // renamed metric or label, or a rule that no longer parses, shows here as a
 // failed check rather than as an empty panel or a silent alert in
-// production.
+// production. A panel of traffic the run did not have, by the sidecar's own
+// count of messages (notifications, in the 2026-07-28 era), is not
+// applicable, with the reason.
 package promcheck
 
 import (
@@ -24,10 +26,30 @@ import (
 
 // Result is one check: a panel query or an alert rule.
 type Result struct {
-	Name   string
-	OK     bool
-	Detail string
+	Name string
+	OK   bool
+	// NotApplicable marks a panel whose query had nothing to show because
+	// the traffic it shows did not happen in the run, by the sidecar's own
+	// count of messages (see occasional); OK is then false.
+	NotApplicable bool
+	Detail        string
 }
+
+// occasional are the panels that show a kind of traffic a healthy run may
+// not have, by the metric their query reads: notifications (the 2026-07-28
+// era has no notifications/initialized, and a server need send none). For
+// each, count is a query of the sidecar's message counter that counts that
+// traffic. A panel query that returns no data is not applicable when the
+// counter has series and count finds none of that traffic; otherwise it
+// fails, as a renamed metric or label would.
+var occasional = []struct{ metric, what, count string }{
+	{metric: "mcp_sidecar_notifications_total", what: "notification",
+		count: `sum(mcp_sidecar_messages_total{kind="notification"})`},
+}
+
+// messagesCounted is the query that tells the sidecar's message counter
+// was scraped at all.
+const messagesCounted = `count(mcp_sidecar_messages_total)`
 
 // Options configure Check.
 type Options struct {
@@ -63,6 +85,11 @@ func Check(ctx context.Context, s *promrun.Server, o Options) ([]Result, error) 
 		n, err := numbers(ctx, s, expr, o.At)
 		r := Result{Name: fmt.Sprintf("panel %q query %s returns data", q.Panel, q.RefID), OK: err == nil && n > 0}
 		r.Detail = detail(n, err, expr)
+		if err == nil && n == 0 {
+			if why := unexercised(ctx, s, expr, o.At); why != "" {
+				r.NotApplicable, r.Detail = true, why+"; "+r.Detail
+			}
+		}
 		out = append(out, r)
 	}
 	for _, name := range names {
@@ -94,6 +121,32 @@ func checkRule(ctx context.Context, s *promrun.Server, name string, loaded []pro
 	r.OK = err == nil && n > 0
 	r.Detail = detail(n, err, expr)
 	return r
+}
+
+// unexercised says why a panel query that returned no data had nothing
+// to show ("" when it should have had something): it reads an occasional
+// metric, and the sidecar's message counter, which has series, counted
+// none of that traffic.
+func unexercised(ctx context.Context, s *promrun.Server, expr string, at time.Time) string {
+	for _, o := range occasional {
+		if !strings.Contains(expr, o.metric) {
+			continue
+		}
+		if n, err := numbers(ctx, s, messagesCounted, at); err != nil || n == 0 {
+			return ""
+		}
+		got, err := s.QueryAt(ctx, o.count, at)
+		if err != nil {
+			return ""
+		}
+		for _, x := range got {
+			if x.Float() != 0 {
+				return ""
+			}
+		}
+		return fmt.Sprintf("not applicable: no %s passed through the sidecar in this run (%s has no value above 0)", o.what, o.count)
+	}
+	return ""
 }
 
 // numbers counts the samples of expr that are numbers (not NaN).

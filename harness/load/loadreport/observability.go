@@ -24,15 +24,25 @@ func (r *Report) observabilityLine() string {
 		}
 		return "observability " + r.ObservabilityNote + "\n"
 	}
-	passed := 0
+	passed, na := 0, 0
 	for _, c := range r.Observability {
-		if c.Passed {
+		switch {
+		case c.NotApplicable:
+			na++
+		case c.Passed:
 			passed++
 		}
 	}
-	line := fmt.Sprintf("observability: %d of %d checks passed in Prometheus (every dashboard panel query and alert rule returns data; the watcher's own calls)\n", passed, len(r.Observability))
+	line := fmt.Sprintf("observability: %d of %d checks passed in Prometheus (every dashboard panel query and alert rule returns data; the watcher's own calls)", passed, len(r.Observability)-na)
+	if na > 0 {
+		line += fmt.Sprintf(", %d not applicable", na)
+	}
+	line += "\n"
 	for _, c := range r.Observability {
-		if !c.Passed {
+		switch {
+		case c.NotApplicable:
+			line += fmt.Sprintf("  not applicable: %s: %s\n", c.Name, c.Detail)
+		case !c.Passed:
 			line += fmt.Sprintf("  FAILED %s: %s\n", c.Name, c.Detail)
 		}
 	}
