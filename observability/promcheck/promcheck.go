@@ -144,7 +144,7 @@ func unexercised(ctx context.Context, s *promrun.Server, expr string, at time.Ti
 				return ""
 			}
 		}
-		return fmt.Sprintf("not applicable: no %s passed through the sidecar in this run (%s has no value above 0)", o.what, o.count)
+		return fmt.Sprintf("no %s passed through the sidecar in this run (%s has no value above 0)", o.what, o.count)
 	}
 	return ""
 }
