@@ -27,6 +27,10 @@ func (s *Store) Crash() {
 // Looks counts the looks for other processes' changes List has run.
 func (s *Store) Looks() int64 { return s.looks.Load() }
 
+// TakeOvers counts the take-overs of sessions Open has run: the reads of
+// what other processes wrote while this one did not hold the lock.
+func (s *Store) TakeOvers() int64 { return s.takeOvers.Load() }
+
 // RescanNow makes the next List look on disk, however recent the last look.
 func (s *Store) RescanNow() {
 	s.mu.Lock()

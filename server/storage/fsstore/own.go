@@ -1,6 +1,7 @@
 package fsstore
 
 import (
+	"os"
 	"path/filepath"
 	"time"
 
@@ -21,7 +22,9 @@ const lease = 250 * time.Millisecond
 // session's lock it takes it (waiting up to the configured lock wait when
 // another process holds it) and reads what other processes wrote since:
 // from then on this process alone writes the session, until the last
-// Release and the lease after it.
+// Release and the lease after it. A session whose journal is as this
+// process left it when it gave the lock up (untouched) is taken back
+// without reading its files again.
 func (s *Store) Open(id string) (*storage.Chain, error) {
 	sf, c, err := s.find(id)
 	if err != nil {
@@ -43,7 +46,10 @@ func (s *Store) Open(id string) (*storage.Chain, error) {
 		sf.mu.Lock()
 		sf.owned = true
 		sf.mu.Unlock()
-		s.takeOver(sf)
+		if !sf.untouched() {
+			s.takeOvers.Add(1)
+			s.takeOver(sf)
+		}
 	}
 	sf.holders++
 	return c, nil
@@ -80,6 +86,26 @@ func (s *Store) takeOver(sf *sessionFiles) {
 	s.mu.Lock()
 	s.noteDamageLocked(sf)
 	s.mu.Unlock()
+}
+
+// untouched reports whether the session's journal is the file, of the
+// length and modification time, it was when this process last gave up
+// the lock, and as long as this process wrote it: then no other process
+// has appended to it, cut it or replaced it since (every change of a
+// session appends to its journal), and this process's last append was
+// whole, so the session in memory is the session on disk. Caller holds
+// ownMu and the lock.
+func (sf *sessionFiles) untouched() bool {
+	if sf.disowned == nil {
+		return false
+	}
+	now, err := os.Stat(filepath.Join(sf.dir, journalName))
+	if err != nil || !os.SameFile(now, sf.disowned) || now.Size() != sf.disowned.Size() || !now.ModTime().Equal(sf.disowned.ModTime()) {
+		return false
+	}
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	return sf.jlen == now.Size()
 }
 
 // Release ends one Open. A lease after the last one the session's files
@@ -144,8 +170,16 @@ func (s *Store) disown(sf *sessionFiles) {
 		s.log.Warn("writing session files failed; keeping the session locked and retrying", "session", sf.id, "err", err)
 		return
 	}
+	fi, err := os.Stat(filepath.Join(sf.dir, journalName))
+	sf.disowned = nil
+	if err == nil {
+		sf.disowned = fi
+	}
 	sf.tailMu.Lock()
-	sf.offset = journalSize(sf.dir)
+	sf.offset = 0
+	if fi != nil {
+		sf.offset = fi.Size()
+	}
 	sf.tailMu.Unlock()
 	sf.mu.Lock()
 	sf.owned = false

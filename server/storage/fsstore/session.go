@@ -56,6 +56,10 @@ type sessionFiles struct {
 	ownMu     sync.Mutex
 	holders   int
 	idleSince time.Time
+	// disowned is the stat of the journal when this process last gave up
+	// the lock (under ownMu; nil before it first did): Open skips the
+	// take-over when the journal is still the same (untouched).
+	disowned os.FileInfo
 
 	// tailMu serialises reading the journal of a session this process does
 	// not own into memory; offset is how much of it is in memory.

@@ -73,6 +73,8 @@ type Store struct {
 	procs    *processes
 	lastLook lookState
 	looks    atomic.Int64 // looks run (tests count them)
+	// takeOvers counts the take-overs Open ran (tests count them).
+	takeOvers atomic.Int64
 	// ctxCache holds the contexts this store read or wrote, answered
 	// from while the register shows it alone (contextcache.go).
 	ctxCache contextCache

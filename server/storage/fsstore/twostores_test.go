@@ -161,3 +161,80 @@ func TestListWhileCreatingKeepsOneCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestASessionTakenBackUntouchedIsNotReadAgain: a store that gives a
+// session up and opens it again, its journal untouched, does not read its
+// files again, and goes on from where it was. When another store wrote
+// the session meanwhile (still open, closed since, or crashed), it reads
+// the session again.
+func TestASessionTakenBackUntouchedIsNotReadAgain(t *testing.T) {
+	base := t.TempDir()
+	a := open(t, base)
+	defer a.Close()
+	c, err := a.Create(storage.CreateParams{Title: "a's"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := c.ID()
+	if _, err := c.Append(storage.Entry{Thought: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	a.Release(id) // no lease without a background writer: given up at once
+	before := a.TakeOvers()
+	c, err = a.Open(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.TakeOvers() != before {
+		t.Error("a read the session it gave up, untouched, again")
+	}
+	added, err := c.Append(storage.Entry{Thought: "two"})
+	if err != nil || added.Node.Data.ThoughtNumber != 2 {
+		t.Fatalf("a's append after taking the session back: %+v %v", added.Node.Data, err)
+	}
+	a.Release(id)
+
+	want := 2
+	for _, other := range []string{"open", "closed", "crashed"} {
+		b := open(t, base)
+		cb, err := b.Open(id)
+		if err != nil {
+			t.Fatalf("b (%s): %v", other, err)
+		}
+		want++
+		if _, err := cb.Append(storage.Entry{Thought: "b's, " + other}); err != nil {
+			t.Fatal(err)
+		}
+		b.Release(id)
+		switch other {
+		case "closed":
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+		case "crashed":
+			b.Crash()
+		}
+		before := a.TakeOvers()
+		c, err := a.Open(id)
+		if err != nil {
+			t.Fatalf("a after b (%s): %v", other, err)
+		}
+		if a.TakeOvers() != before+1 {
+			t.Errorf("b %s: a did not read the session again", other)
+		}
+		if _, total := c.Len(); total != want {
+			t.Errorf("b %s: a has %d thoughts, want %d", other, total, want)
+		}
+		want++
+		added, err := c.Append(storage.Entry{Thought: "a's, after b " + other})
+		if err != nil || added.Node.Data.ThoughtNumber != want {
+			t.Fatalf("b %s: a's append: %+v %v, want thought %d", other, added.Node.Data, err, want)
+		}
+		a.Release(id)
+		if other == "open" {
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
