@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -90,4 +91,24 @@ func BenchmarkTelemetryToolCall(b *testing.B) {
 			t.answer(c, &a)
 		}
 	})
+}
+
+// BenchmarkParseLargeAnswer measures the proxy's reading of a large
+// answer: a tools/call result with a JSON text (its quotes escaped) and a
+// markdown resource, as the gateway's first thought of a session answers.
+//
+//	go test -run '^$' -bench ParseLargeAnswer ./observability/sidecar
+func BenchmarkParseLargeAnswer(b *testing.B) {
+	text, _ := json.Marshal(strings.Repeat(`{"thoughtNumber": 1, "sessionId": "0b4f3c6e", "note": "a \"quoted\" word"}`+"\n", 40))
+	md, _ := json.Marshal(strings.Repeat("## A heading\n\nSome *markdown* text, with `code` and a list:\n- one\n- two\n\n", 150))
+	ans := []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + string(text) +
+		`},{"type":"resource","resource":{"uri":"thoughtbox://cookbook","mimeType":"text/markdown","text":` + string(md) + `}}],"isError":false}}`)
+	b.SetBytes(int64(len(ans)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m := parseMessage(ans)
+		if m.kind != kindResponse || isToolError(m.result) {
+			b.Fatalf("parsed %+v", m)
+		}
+	}
 }
