@@ -70,3 +70,19 @@ func TestANewContextIsCreatedApart(t *testing.T) {
 		t.Fatalf("a store without CreateContext: calls %q, want put", got)
 	}
 }
+
+// TestTouchResolution: a thousandth of the session timeout, at most a
+// second, and a second when contexts never expire here.
+func TestTouchResolution(t *testing.T) {
+	for timeout, want := range map[time.Duration]time.Duration{
+		30 * time.Minute:   time.Second,
+		1000 * time.Second: time.Second,
+		2 * time.Second:    2 * time.Millisecond,
+		time.Millisecond:   time.Microsecond,
+		0:                  time.Second,
+	} {
+		if got := touchResolution(timeout); got != want {
+			t.Errorf("touchResolution(%v) = %v, want %v", timeout, got, want)
+		}
+	}
+}

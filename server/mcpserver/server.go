@@ -12,6 +12,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
@@ -211,7 +212,8 @@ func openStore(cfg Config, log *slog.Logger) (storage.Store, error) {
 	}
 	st, err := fsstore.Open(cfg.DataDir, cfg.Project, fsstore.WithLogger(log),
 		fsstore.WithDurability(durability), fsstore.WithLockWait(cfg.LockWait),
-		fsstore.WithExportMigration(cfg.ExportDirectory()))
+		fsstore.WithExportMigration(cfg.ExportDirectory()),
+		fsstore.WithContextTouchResolution(touchResolution(cfg.SessionTimeout)))
 	if err != nil {
 		return nil, err
 	}
@@ -241,4 +243,15 @@ func (s *Server) Close() error {
 		s.closeErr = errors.Join(s.closeObservatory(), s.store.Close(), s.notebooks.Close(), s.knowledge.close(), s.closeEvents())
 	})
 	return s.closeErr
+}
+
+// touchResolution is how far a 2026-era context's file may lag behind its
+// last use (fsstore.WithContextTouchResolution): a thousandth of the time
+// a context may sit idle, at most a second (a second when it never
+// expires here: another server on the data directory may expire it).
+func touchResolution(timeout time.Duration) time.Duration {
+	if timeout <= 0 {
+		return time.Second
+	}
+	return min(timeout/1000, time.Second)
 }

@@ -28,10 +28,12 @@ type contextCache struct {
 }
 
 // cachedContext is a context as GetContext answers it: its state, and its
-// last use.
+// last use; recorded is the last use its file records (used can be later,
+// by less than the store's touch resolution: see TouchContext).
 type cachedContext struct {
-	state []byte
-	used  time.Time
+	state    []byte
+	used     time.Time
+	recorded time.Time
 }
 
 // maxCachedContexts bounds the entries; a full cache starts again empty.
@@ -67,6 +69,9 @@ func (c *contextCache) fill(id string, e cachedContext, epoch uint64) {
 }
 
 func (c *contextCache) keep(id string, e cachedContext) {
+	if e.recorded.IsZero() {
+		e.recorded = e.used
+	}
 	if c.entries == nil || len(c.entries) >= maxCachedContexts {
 		c.entries = map[string]cachedContext{}
 	}
@@ -85,9 +90,29 @@ func (c *contextCache) wrote(id string, state []byte, used time.Time) {
 		return
 	}
 	if e, ok := c.entries[id]; ok && used.After(e.used) {
+		e.used, e.recorded = used, used
+		c.entries[id] = e
+	}
+}
+
+// used keeps a use of the context id in memory only, and reports whether
+// it did: when the store, alone at its last get, holds the context, and
+// its file records a use less than resolution before this one. A use not
+// kept must be recorded in the file (then wrote). A use kept is lost when
+// the entries are dropped (another store opened): the file then lags it by
+// less than resolution.
+func (c *contextCache) used(id string, used time.Time, resolution time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[id]
+	if !ok || !c.look.valid || !c.look.alone || resolution <= 0 || used.Sub(e.recorded) >= resolution || used.Before(e.recorded) {
+		return false
+	}
+	if used.After(e.used) {
 		e.used = used
 		c.entries[id] = e
 	}
+	return true
 }
 
 // forget drops contexts this store removed (all of them when ids is nil).

@@ -122,3 +122,88 @@ func TestACachedContextKeepsItsUses(t *testing.T) {
 	}
 	wantContext(t, a, "")
 }
+
+// TestAUseWithinTheTouchResolutionIsKeptInMemory: a use of a context less
+// than the touch resolution after the last one its file records is
+// answered from memory and leaves the file's time alone; a later one, or
+// any use without a resolution, moves it; once another store is open,
+// every use is recorded again.
+func TestAUseWithinTheTouchResolutionIsKeptInMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the cache needs the register of open stores (Linux)")
+	}
+	base := t.TempDir()
+	path := filepath.Join(base, "projects", "_default", "contexts", cacheTestID+".json")
+	mtime := func() time.Time {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime()
+	}
+	a, err := fsstore.Open(base, "_default", quiet(), fsstore.WithFlushInterval(0), fsstore.WithContextTouchResolution(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	t0 := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	if err := a.PutContext(cacheTestID, []byte(`{"stage":1}`), t0); err != nil {
+		t.Fatal(err)
+	}
+	recorded := mtime()
+	if _, _, err := a.GetContext(cacheTestID); err != nil { // as every call does first
+		t.Fatal(err)
+	}
+	touch := func(s *fsstore.Store, used time.Time) {
+		t.Helper()
+		if err := s.TouchContext(cacheTestID, used); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantUsed := func(s *fsstore.Store, want time.Time) {
+		t.Helper()
+		if _, used, err := s.GetContext(cacheTestID); err != nil || !used.Equal(want) {
+			t.Fatalf("last use %v, %v; want %v", used, err, want)
+		}
+	}
+
+	touch(a, t0.Add(400*time.Millisecond))
+	touch(a, t0.Add(900*time.Millisecond))
+	if !mtime().Equal(recorded) {
+		t.Errorf("a use within the resolution moved the file's time from %v to %v", recorded, mtime())
+	}
+	wantUsed(a, t0.Add(900*time.Millisecond))
+	touch(a, t0.Add(1200*time.Millisecond))
+	if got := mtime(); !got.Equal(t0.Add(1200 * time.Millisecond)) {
+		t.Errorf("a use past the resolution left the file's time at %v", got)
+	}
+	touch(a, t0.Add(1500*time.Millisecond))
+	wantUsed(a, t0.Add(1500*time.Millisecond))
+
+	// Another store open: every use reaches the file, and the other store
+	// reads a time at most the resolution behind.
+	b := open(t, base)
+	defer b.Close()
+	if _, used, err := b.GetContext(cacheTestID); err != nil || used.Before(t0.Add(500*time.Millisecond)) {
+		t.Fatalf("b reads the last use %v, %v; want at most a second before %v", used, err, t0.Add(1500*time.Millisecond))
+	}
+	wantUsed(a, t0.Add(1200*time.Millisecond)) // a reads the file again too
+	touch(a, t0.Add(1600*time.Millisecond))
+	if got := mtime(); !got.Equal(t0.Add(1600 * time.Millisecond)) {
+		t.Errorf("with b open a use left the file's time at %v", got)
+	}
+
+	// Without a resolution every use is recorded.
+	cbase := t.TempDir()
+	c := open(t, cbase)
+	defer c.Close()
+	if err := c.PutContext(cacheTestID, []byte(`{"stage":1}`), t0); err != nil {
+		t.Fatal(err)
+	}
+	touch(c, t0.Add(time.Millisecond))
+	fi, err := os.Stat(filepath.Join(cbase, "projects", "_default", "contexts", cacheTestID+".json"))
+	if err != nil || !fi.ModTime().Equal(t0.Add(time.Millisecond)) {
+		t.Errorf("without a resolution a use left the file's time at %v (%v)", fi.ModTime(), err)
+	}
+}

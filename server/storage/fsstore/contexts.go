@@ -193,11 +193,19 @@ func readOpenFile(f *os.File) ([]byte, os.FileInfo, error) {
 }
 
 // TouchContext moves the context file's modification time to used
-// (storage.ContextToucher): one metadata write instead of a new file.
+// (storage.ContextToucher): one metadata write instead of a new file. A
+// use less than the touch resolution (WithContextTouchResolution) after
+// the last one the file records, of a context this store holds, is kept in
+// memory only: the file's time lags the context's last use by less than
+// that, so a store that reads it later (another process, or this one
+// after a crash) may find it idle for that much longer than it was.
 func (s *Store) TouchContext(id string, used time.Time) error {
 	path, err := s.contextPath(id)
 	if err != nil {
 		return err
+	}
+	if s.ctxCache.used(id, used, s.touchResolution) {
+		return nil
 	}
 	if err := os.Chtimes(path, used, used); err != nil {
 		s.ctxCache.forget(id)

@@ -43,6 +43,8 @@ type Store struct {
 	flushEvery  time.Duration
 	durability  Durability
 	lockWait    time.Duration
+	// touchResolution: see WithContextTouchResolution.
+	touchResolution time.Duration
 	// exportsDir is the directory of export files to migrate at start-up
 	// ("" for none); migration is its report (see migrate.go).
 	exportsDir string
@@ -108,6 +110,14 @@ func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.log = l } }
 // interval means fewer files created per thought; creating a file is what
 // the writer spends most of its time on.
 func WithFlushInterval(d time.Duration) Option { return func(s *Store) { s.flushEvery = d } }
+
+// WithContextTouchResolution sets how long after the last use a context's
+// file records a use that changes nothing may come and be kept in memory
+// only (default 0: every use is recorded in the file): a server gives a
+// small fraction of the time a context may sit idle. See TouchContext.
+func WithContextTouchResolution(d time.Duration) Option {
+	return func(s *Store) { s.touchResolution = d }
+}
 
 // Config is the persisted config.json at the root of the data directory.
 type Config struct {
