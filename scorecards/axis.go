@@ -24,12 +24,16 @@ type Check struct {
 	// NotApplicable marks a check that had nothing to judge in this run
 	// (Passed is then false, and Detail says why): it counts neither as
 	// passed nor as failed.
-	NotApplicable bool   `json:"notApplicable,omitempty"`
-	Detail        string `json:"detail,omitempty"`
+	NotApplicable bool `json:"notApplicable,omitempty"`
+	// Inconclusive marks a check the run could not tell (Passed is then
+	// false): a measured interval that straddles the limit. It counts
+	// neither as passed nor as failed.
+	Inconclusive bool   `json:"inconclusive,omitempty"`
+	Detail       string `json:"detail,omitempty"`
 }
 
 // Failed reports whether the check was judged and did not pass.
-func (c Check) Failed() bool { return !c.Passed && !c.NotApplicable }
+func (c Check) Failed() bool { return !c.Passed && !c.NotApplicable && !c.Inconclusive }
 
 // Measured reports whether the axis has a score.
 func (a Axis) Measured() bool {

@@ -83,16 +83,17 @@ func TestChecksAxisScoresShareOfPassedChecks(t *testing.T) {
 }
 
 func TestChecksAxisLeavesOutChecksNotApplicable(t *testing.T) {
-	checks := []Check{{Name: "a", Passed: true}, {Name: "b"}, {Name: "c", NotApplicable: true, Detail: "nothing to judge"}}
+	checks := []Check{{Name: "a", Passed: true}, {Name: "b"}, {Name: "c", NotApplicable: true, Detail: "nothing to judge"},
+		{Name: "d", Inconclusive: true, Detail: "straddles"}}
 	a := ChecksAxis(AxisObservability, 0.15, checks)
 	wantScore(t, "score", a.Score, 0.5)
-	if a.Summary != "1 of 2 checks passed, 1 not applicable" {
+	if a.Summary != "1 of 2 checks passed, 1 inconclusive, 1 not applicable" {
 		t.Fatalf("summary %q", a.Summary)
 	}
-	if checks[2].Failed() || !checks[1].Failed() || checks[0].Failed() {
+	if checks[3].Failed() || checks[2].Failed() || !checks[1].Failed() || checks[0].Failed() {
 		t.Fatal("Failed: want only the judged check that did not pass")
 	}
-	none := ChecksAxis(AxisObservability, 0.15, checks[2:])
+	none := ChecksAxis(AxisObservability, 0.15, checks[2:3])
 	if none.Score != nil || none.Summary != "none of 1 checks applicable" {
 		t.Fatalf("only a check not applicable: score %v summary %q, want not measured", none.Score, none.Summary)
 	}

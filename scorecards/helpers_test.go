@@ -56,6 +56,7 @@ func sample() Scorecard {
 				{Name: "metrics present", Passed: true},
 				{Name: "quantiles agree", Passed: false, Detail: "p95 off by 40% | client 12ms"},
 				{Name: "notifications counted", NotApplicable: true, Detail: "no notification in this run"},
+				{Name: "overhead ≤ 1 ms", Inconclusive: true, Detail: "0.9 [0.7, 1.2]"},
 			}),
 		},
 	}

@@ -90,10 +90,10 @@ func writeLevels(b *strings.Builder, axes []Axis) {
 	b.WriteString("\n")
 }
 
-// writeFailedChecks lists the failed checks of every axis, then those
-// that were not applicable.
+// writeFailedChecks lists the failed checks of every axis, then those the
+// run could not tell, then those that were not applicable.
 func writeFailedChecks(b *strings.Builder, axes []Axis) {
-	var failed, na []string
+	var failed, unsure, na []string
 	for _, a := range axes {
 		for _, c := range a.Checks {
 			if c.Passed {
@@ -103,15 +103,21 @@ func writeFailedChecks(b *strings.Builder, axes []Axis) {
 			if c.Detail != "" {
 				line += " — " + strings.ReplaceAll(c.Detail, "\n", " ")
 			}
-			if c.NotApplicable {
+			switch {
+			case c.NotApplicable:
 				na = append(na, line)
-			} else {
+			case c.Inconclusive:
+				unsure = append(unsure, line)
+			default:
 				failed = append(failed, line)
 			}
 		}
 	}
 	if len(failed) > 0 {
 		b.WriteString("## Failed checks\n\n" + strings.Join(failed, "\n") + "\n\n")
+	}
+	if len(unsure) > 0 {
+		b.WriteString("## Checks inconclusive\n\n" + strings.Join(unsure, "\n") + "\n\n")
 	}
 	if len(na) > 0 {
 		b.WriteString("## Checks not applicable\n\n" + strings.Join(na, "\n") + "\n\n")

@@ -29,7 +29,7 @@ func TestProducedScorecardValidates(t *testing.T) {
 	if !bytes.HasPrefix(data, []byte("{\n  \"schemaVersion\": \"1\",\n  \"runId\": \"run-1\",")) {
 		t.Fatalf("not 2-space indented in struct order:\n%.80s", data)
 	}
-	if !bytes.Contains(data, []byte(`"notApplicable": true`)) {
+	if !bytes.Contains(data, []byte(`"notApplicable": true`)) || !bytes.Contains(data, []byte(`"inconclusive": true`)) {
 		t.Fatal("the sample's check not applicable is not marked in the JSON")
 	}
 	if !bytes.Contains(data, []byte(`"summary": "`)) || bytes.Contains(data, []byte(`\u003e`)) {

@@ -74,6 +74,41 @@ func TestScorecardAxes(t *testing.T) {
 	}
 }
 
+// TestPerformanceChecksAreJudgedOnTheirIntervals: a ratio to the ceiling
+// passes its limit when its whole interval is at or below it, fails when
+// all of it is above, and is inconclusive when it straddles the limit or
+// has no interval (one round).
+func TestPerformanceChecksAreJudgedOnTheirIntervals(t *testing.T) {
+	cpu := func(subject string, est, low, high float64, rounds ...float64) Ratio {
+		return Ratio{Subject: subject, Versus: "ceiling", Reference: CeilingLabel, Figure: "cpu_per_call",
+			Estimate: est, Low: low, High: high, Bounded: len(rounds) > 1, Rounds: rounds}
+	}
+	r := &Report{Tier: workload.Regression, Targets: []TargetInfo{{Label: "memory", Kind: "embedded"}, {Label: CeilingLabel, Kind: "noop"}},
+		Ratios: []Ratio{
+			cpu("below", 1.85, 1.8, 1.9, 1.8, 1.9),
+			cpu("straddling", 1.95, 1.9, 2.1, 1.9, 2.1),
+			cpu("above", 2.15, 2.1, 2.2, 2.1, 2.2),
+			cpu("one round", 1.0, 0, 0, 1.0),
+		}}
+	a, ok := r.Scorecard(scorecards.Harness{}).Axis(scorecards.AxisPerformance)
+	if !ok || len(a.Checks) != 4 {
+		t.Fatalf("performance axis %+v", a)
+	}
+	want := []string{"passed", "inconclusive", "failed", "inconclusive"}
+	for i, c := range a.Checks {
+		got := "failed"
+		switch {
+		case c.Passed:
+			got = "passed"
+		case c.Inconclusive:
+			got = "inconclusive"
+		}
+		if got != want[i] {
+			t.Errorf("%s (%s): %s, want %s", c.Name, c.Detail, got, want[i])
+		}
+	}
+}
+
 // load.md names the file system of each subject's data directory once per
 // file system, with the subjects on it, and says what no journal costs.
 func TestMarkdownNamesTheDataFilesystems(t *testing.T) {

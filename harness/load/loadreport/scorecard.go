@@ -106,8 +106,9 @@ func (r *Report) performanceAxis() (scorecards.Axis, bool) {
 			continue
 		}
 		items = append(items, clamp01(want/x.Estimate))
+		st := judgeAtMost(x, want)
 		checks = append(checks, scorecards.Check{Name: fmt.Sprintf("%s %s ≤ %.2f× the ceiling's", x.Subject, what, want),
-			Passed: x.Estimate <= want, Detail: intervalCell(x)})
+			Passed: st == threshold.Passed, Inconclusive: st == threshold.Inconclusive, Detail: intervalCell(x)})
 	}
 	for _, l := range r.LongSessions {
 		if l.Ratio > 0 {
@@ -199,4 +200,23 @@ func coefficientOfVariation(xs []float64) float64 {
 		v += (x - mean) * (x - mean)
 	}
 	return math.Sqrt(v/float64(len(xs)-1)) / mean
+}
+
+// judgeAtMost judges "x ≤ limit" on x's interval (threshold.JudgeInterval):
+// passed when the whole interval is at or below the limit, failed when all
+// of it is above, inconclusive when it straddles the limit or there is
+// none (one round).
+func judgeAtMost(x Ratio, limit float64) threshold.Status {
+	iv := threshold.Interval{Estimate: x.Estimate, Low: x.Low, High: x.High, N: len(x.Rounds)}
+	if !x.Bounded {
+		iv.Low, iv.High = math.Inf(-1), math.Inf(1)
+	}
+	if iv.N == 0 {
+		iv.N = 1
+	}
+	st := threshold.JudgeInterval(threshold.Expression{Operator: threshold.LessEqual, Value: limit}, iv)
+	if st == threshold.NoData {
+		return threshold.Inconclusive
+	}
+	return st
 }
