@@ -3,10 +3,11 @@ package scorecards
 import "fmt"
 
 // ChecksAxis returns an axis scored as the share of checks passed among
-// those judged (not applicable and inconclusive ones are left out), for the axes that are
-// lists of pass/fail checks (robustness, conformance, observability,
-// security...). With no check judged the axis is not measured (nil score).
-// Use [DefaultWeight] for the §5.7 weight of a standard axis.
+// those judged (not applicable and inconclusive ones are left out), for
+// the axes that are lists of pass/fail checks (robustness, conformance,
+// observability, security...). With no check judged the axis is not
+// measured (nil score). Use [DefaultWeight] for the §5.7 weight of a
+// standard axis.
 func ChecksAxis(name string, weight float64, checks []Check) Axis {
 	passed, na, unsure := 0, 0, 0
 	for _, c := range checks {
