@@ -3,9 +3,13 @@ package load
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load/loadreport"
@@ -35,22 +39,27 @@ func unverifiable(info target.Info, p profile.Profile) string {
 // each branch; in Code Mode tb.session.get). A thought is kept when its
 // number comes back with its marker in the text. A read that fails is tried
 // again twice, so that a server's passing error is not taken for a lost
-// thought; what is missing is noted in notes.
+// thought; what is missing is noted in notes. A thought whose read-back got
+// no answer at all is unread, not lost: the run cannot tell.
 func verify(ctx context.Context, t target.Target, p profile.Profile, a *acks, workers int, notes *transcript.Recorder) loadreport.Verification {
 	start := time.Now()
 	order, sessions := a.bySession()
 	v := loadreport.Verification{Applicable: true, Sessions: len(order), Acknowledged: a.Len()}
 	var mu sync.Mutex
-	fail := func(n int, format string, args ...any) {
+	note := func(count *int, n int, format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		v.Missing += n
+		*count += n
 		msg := fmt.Sprintf(format, args...)
 		notes.Notef("verification: %s", msg)
 		if len(v.Failures) < loadreport.MaxFailures {
 			v.Failures = append(v.Failures, msg)
 		}
 	}
+	// lost counts thoughts the target answered for without them; unread
+	// those it gave no answer for.
+	lost := func(n int, format string, args ...any) { note(&v.Missing, n, format, args...) }
+	unread := func(n int, format string, args ...any) { note(&v.Unread, n, format, args...) }
 	jobs := make(chan string)
 	var wg sync.WaitGroup
 	for range max(workers, 1) {
@@ -67,11 +76,15 @@ func verify(ctx context.Context, t target.Target, p profile.Profile, a *acks, wo
 				if c == nil {
 					var err error
 					if c, err = connectRetrying(ctx, t); err != nil {
-						fail(len(sessions[id]), "session %s: could not connect to read it back: %v", id, err)
+						if noAnswer(err) {
+							unread(len(sessions[id]), "session %s: no answer: could not connect to read it back: %v", id, err)
+						} else {
+							lost(len(sessions[id]), "session %s: could not connect to read it back: %v", id, err)
+						}
 						continue
 					}
 				}
-				if err := verifySession(ctx, p.Open(c), id, sessions[id], fail); err != nil {
+				if err := verifySession(ctx, p.Open(c), id, sessions[id], lost, unread); err != nil {
 					// The connection may be broken: start a new one.
 					c.Close()
 					c = nil
@@ -88,7 +101,11 @@ func verify(ctx context.Context, t target.Target, p profile.Profile, a *acks, wo
 	return v
 }
 
-func verifySession(ctx context.Context, ops profile.Ops, id string, ks []ack, fail func(int, string, ...any)) error {
+// verifySession reads back one session's acknowledged thoughts: those
+// missing from an answer, or from a read that failed otherwise (refused,
+// or answered with what is not an answer), are lost; those of a read that
+// got no answer, every time it was tried (noAnswer), are unread.
+func verifySession(ctx context.Context, ops profile.Ops, id string, ks []ack, lost, unread func(int, string, ...any)) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	byChain := map[string][]ack{}
@@ -110,13 +127,21 @@ func verifySession(ctx context.Context, ops profile.Ops, id string, ks []ack, fa
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	if err != nil || res.IsError {
-		fail(len(ks), "session %s: reading it back failed: %v %.200s", id, err, res.Text())
+	if err != nil && noAnswer(err) {
+		unread(len(ks), "session %s: no answer when read back: %v", id, err)
 		return err
+	}
+	if err != nil {
+		lost(len(ks), "session %s: reading it back failed: %v", id, err)
+		return err
+	}
+	if res.IsError {
+		lost(len(ks), "session %s: reading it back was refused: %.200s", id, res.Text())
+		return nil
 	}
 	var got profile.ReadBackAnswer
 	if err := json.Unmarshal([]byte(res.Text()), &got); err != nil {
-		fail(len(ks), "session %s: the read-back answer is not JSON: %v", id, err)
+		lost(len(ks), "session %s: the read-back answer is not JSON: %v", id, err)
 		return nil
 	}
 	for chain, want := range byChain {
@@ -126,7 +151,7 @@ func verifySession(ctx context.Context, ops profile.Ops, id string, ks []ack, fa
 		}
 		for _, k := range want {
 			if !hasMarker(texts[k.Number], k.Marker) {
-				fail(1, "session %s chain %q: acknowledged thought %d is missing or lost its text", id, chain, k.Number)
+				lost(1, "session %s chain %q: acknowledged thought %d is missing or lost its text", id, chain, k.Number)
 			}
 		}
 	}
@@ -154,4 +179,15 @@ func connectRetrying(ctx context.Context, t target.Target) (*target.Conn, error)
 		time.Sleep(50 * time.Millisecond)
 	}
 	return nil, err
+}
+
+// noAnswer reports whether err means a request got no answer at all: a
+// timeout or cancellation, or a connection that could not be made or
+// broke. An error the target answered with, or an answer the harness could
+// not read, is not one.
+func noAnswer(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.As(err, &netErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }

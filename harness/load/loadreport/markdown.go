@@ -246,10 +246,16 @@ func verified(v *Verification) string {
 		return "—"
 	case !v.Applicable:
 		return "n/a"
-	case v.Missing == 0:
+	case v.Missing == 0 && v.Unread == 0:
 		return fmt.Sprintf("%d/%d", v.Acknowledged, v.Acknowledged)
+	case v.Missing == 0:
+		return fmt.Sprintf("%d/%d, %d unread", v.Acknowledged-v.Unread, v.Acknowledged, v.Unread)
 	}
-	return fmt.Sprintf("LOST %d of %d", v.Missing, v.Acknowledged)
+	s := fmt.Sprintf("LOST %d of %d", v.Missing, v.Acknowledged)
+	if v.Unread > 0 {
+		s += fmt.Sprintf(", %d unread", v.Unread)
+	}
+	return s
 }
 
 // pacerLine says how the open phases' schedulers waited for their arrivals.

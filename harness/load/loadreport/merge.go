@@ -104,6 +104,7 @@ func mergePhase(a, b PhaseResult) PhaseResult {
 			v.Sessions += b.Verification.Sessions
 			v.Acknowledged += b.Verification.Acknowledged
 			v.Missing += b.Verification.Missing
+			v.Unread += b.Verification.Unread
 			v.Seconds = max(v.Seconds, b.Verification.Seconds)
 			for _, f := range b.Verification.Failures {
 				if len(v.Failures) < MaxFailures {
@@ -156,6 +157,9 @@ func (r *Report) Summary() string {
 	for _, s := range r.Summaries {
 		fmt.Fprintf(&b, "%-8s %8.0f calls/s  p99 %7.3f ms  thought p99 %7.3f ms  errors %d  dropped %d  acknowledged %d  lost %d\n",
 			s.Label, s.Throughput.Median, s.P99Ms.Median, s.ThoughtP99Ms.Median, s.Errors, s.Dropped, s.Acknowledged, s.Lost)
+		if s.Unread > 0 {
+			fmt.Fprintf(&b, "%-8s %d acknowledged thoughts got no answer when read back: neither kept nor lost\n", s.Label, s.Unread)
+		}
 	}
 	for _, c := range r.Comparisons {
 		fmt.Fprintf(&b, "%s %s / %s: %s\n", c.Metric, c.A, c.B, c.Ratio)

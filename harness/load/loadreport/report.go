@@ -161,6 +161,7 @@ type Summary struct {
 	Dropped      uint64 `json:"dropped"`
 	Acknowledged int    `json:"acknowledged"`
 	Lost         int    `json:"lost"`
+	Unread       int    `json:"unread,omitempty"`
 	// CPUPercent is the server process's CPU use, when measured, and
 	// CPUPerCallUs its CPU time per call in microseconds.
 	CPUPercent   *Stat   `json:"cpuPercent,omitempty"`
@@ -314,6 +315,7 @@ func (r *Report) summarise() {
 			if p.Verification != nil {
 				s.Acknowledged += p.Verification.Acknowledged
 				s.Lost += p.Verification.Missing
+				s.Unread += p.Verification.Unread
 			}
 			if p.Process != nil {
 				cpu = append(cpu, p.Process.CPUPercent)
@@ -389,7 +391,7 @@ func sortedRounds[V any](m map[int]V) []int { return slices.Sorted(maps.Keys(m))
 // acknowledgement fail it.
 func (r *Report) judge() {
 	r.Problems, r.Notes = []string{}, []string{}
-	var thresholds, idle []string
+	var thresholds, idle, unread []string
 	for _, p := range r.Phases {
 		if p.Aborted != "" && !p.Probe {
 			r.Problems = append(r.Problems, p.Name+": "+p.Aborted)
@@ -401,6 +403,9 @@ func (r *Report) judge() {
 		}
 		if v := p.Verification; v != nil && !v.Passed() {
 			r.Problems = append(r.Problems, fmt.Sprintf("%s: %d of %d acknowledged thoughts could not be read back", p.Name, v.Missing, v.Acknowledged))
+		}
+		if v := p.Verification; v != nil && v.Applicable && v.Unread > 0 {
+			unread = append(unread, fmt.Sprintf("%s (%d of %d)", p.Name, v.Unread, v.Acknowledged))
 		}
 		if v := p.Verification; v != nil && v.Acknowledged == 0 {
 			// Nothing kept, nothing lost: the no-loss gate can not pass on
@@ -445,9 +450,12 @@ func (r *Report) judge() {
 		}
 	case len(thresholds) > 0:
 		r.Verdict, r.Problems, r.thresholdsFailed = VerdictFail, thresholds, true
-	case len(unsure) > 0 || len(idle) > 0:
+	case len(unsure) > 0 || len(idle) > 0 || len(unread) > 0:
 		r.Verdict = VerdictInconclusive
 		var why []string
+		if len(unread) > 0 {
+			why = append(why, "acknowledged thoughts got no answer when read back in "+strings.Join(unread, ", ")+", so the run cannot show that the target loses none (the transcript says why each read failed)")
+		}
 		if len(unsure) > 0 {
 			why = append(why, "the run cannot tell whether "+strings.Join(unsure, "; ")+": the confidence interval straddles the limit (more rounds narrow it)")
 		}
@@ -493,6 +501,18 @@ func (r *Report) Lost() int {
 	for _, p := range r.Phases {
 		if p.Verification != nil {
 			n += p.Verification.Missing
+		}
+	}
+	return n
+}
+
+// Unread returns the number of acknowledged thoughts whose read-back got
+// no answer (Verification.Unread).
+func (r *Report) Unread() int {
+	n := 0
+	for _, p := range r.Phases {
+		if p.Verification != nil && p.Verification.Applicable {
+			n += p.Verification.Unread
 		}
 	}
 	return n

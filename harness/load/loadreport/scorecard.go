@@ -62,7 +62,7 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 		c.Axes = append(c.Axes, a)
 	}
 	lost, acked := r.Lost(), r.Acknowledged()
-	detail := fmt.Sprintf("%d of %d acknowledged thoughts not read back", lost, acked)
+	detail := fmt.Sprintf("%d of %d acknowledged thoughts lost (read back without them)", lost, acked)
 	if n := r.Unverifiable(); n > 0 {
 		detail += fmt.Sprintf("; %d could not be checked (see load.md)", n)
 	}
@@ -74,7 +74,12 @@ func (r *Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	if verified && acked == 0 {
 		detail = "the targets acknowledged no thought: nothing kept, so nothing shown not lost"
 	}
-	c.Gates = append(c.Gates, scorecards.Gate{Name: GateNoLoss, Passed: lost == 0 && (acked > 0 || !verified), Detail: detail}, thresholds)
+	noLoss := scorecards.Gate{Name: GateNoLoss, Passed: lost == 0 && (acked > 0 || !verified), Detail: detail}
+	if n := r.Unread(); n > 0 && lost == 0 {
+		noLoss.Passed, noLoss.Inconclusive = false, true
+		noLoss.Detail += fmt.Sprintf("; %d got no answer when read back: the run cannot tell whether they were kept", n)
+	}
+	c.Gates = append(c.Gates, noLoss, thresholds)
 	c.Finish()
 	return c
 }

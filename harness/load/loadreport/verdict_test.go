@@ -20,6 +20,7 @@ type roundFig struct {
 	cpuUs    float64       // server CPU per call
 	dropped  uint64        // arrivals dropped (of 200)
 	lostSome bool          // one acknowledged thought not read back
+	unread   bool          // two acknowledged thoughts whose read-back got no answer
 }
 
 // syntheticRun builds a finished regression report: each label's rounds
@@ -57,6 +58,9 @@ func syntheticRun(t *testing.T, baseline string, rounds map[string][]roundFig) *
 				Process: &ProcessStats{CPUPerCallUs: f.cpuUs, MaxRSSMiB: 20}, Verification: &Verification{Applicable: true, Acknowledged: 10}}
 			if f.lostSome {
 				p.Verification.Missing = 1
+			}
+			if f.unread {
+				p.Verification.Unread = 2
 			}
 			r.Phases = append(r.Phases, p)
 		}
@@ -191,6 +195,33 @@ func TestVerdictInconclusiveWhenTheCeilingCannotHold(t *testing.T) {
 	lost := syntheticRun(t, "base", map[string][]roundFig{"base": same(8, 2*time.Millisecond, 300), CeilingLabel: busy})
 	if lost.Verdict != VerdictFail {
 		t.Fatalf("a lost thought on a busy machine: verdict %s", lost.Verdict)
+	}
+}
+
+// TestUnreadThoughtsMakeARunInconclusive: acknowledged thoughts whose
+// read-back got no answer are neither kept nor lost: a run that would pass
+// is inconclusive, with the reason, and its no-loss gate too; with a
+// thought lost besides, it fails.
+func TestUnreadThoughtsMakeARunInconclusive(t *testing.T) {
+	head := same(8, 2*time.Millisecond, 300)
+	head[2].unread = true
+	r := syntheticRun(t, "", map[string][]roundFig{"base": same(8, 2*time.Millisecond, 300), "head": head})
+	if r.Verdict != VerdictInconclusive || !strings.Contains(r.Inconclusive, "got no answer when read back in head (2 of 10)") {
+		t.Fatalf("verdict %s: %q", r.Verdict, r.Inconclusive)
+	}
+	if r.Lost() != 0 || r.Unread() != 2 || !strings.Contains(r.Summary(), "head     2 acknowledged thoughts got no answer when read back") {
+		t.Errorf("lost %d, unread %d; summary:\n%s", r.Lost(), r.Unread(), r.Summary())
+	}
+	card := r.Scorecard(scorecards.Harness{})
+	for _, g := range card.Gates {
+		if g.Name == GateNoLoss && (g.Passed || !g.Inconclusive || !strings.Contains(g.Detail, "2 got no answer")) {
+			t.Errorf("no-loss gate %+v", g)
+		}
+	}
+	head[2].lostSome = true
+	r = syntheticRun(t, "", map[string][]roundFig{"base": same(8, 2*time.Millisecond, 300), "head": head})
+	if r.Verdict != VerdictFail {
+		t.Errorf("a lost thought beside unread ones: verdict %s", r.Verdict)
 	}
 }
 

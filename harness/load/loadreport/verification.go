@@ -12,16 +12,22 @@ type Verification struct {
 	// Sessions and Acknowledged count what was checked.
 	Sessions     int `json:"sessions"`
 	Acknowledged int `json:"acknowledged"`
-	// Missing counts acknowledged thoughts that could not be read back or
-	// came back without their marker.
+	// Missing counts acknowledged thoughts the target answered for without
+	// them: a read-back refused, an answer that is not one, a thought
+	// missing or without its marker.
 	Missing int `json:"missing"`
+	// Unread counts acknowledged thoughts whose read-back got no answer at
+	// all, every time it was tried (no connection, a transport error, a
+	// timeout): neither kept nor lost, so the run cannot tell.
+	Unread int `json:"unread,omitempty"`
 	// Failures describes the first missing thoughts (at most MaxFailures).
 	Failures []string `json:"failures,omitempty"`
 	// Seconds is how long the pass took.
 	Seconds float64 `json:"seconds"`
 }
 
-// Passed reports whether every acknowledged thought was read back.
+// Passed reports whether no acknowledged thought was lost (some may be
+// unread: see Unread).
 func (v Verification) Passed() bool { return !v.Applicable || v.Missing == 0 }
 
 // MaxFailures is how many missing thoughts a Verification describes.
