@@ -337,6 +337,9 @@ func (t *commandTarget) stop(kill bool) error {
 		procgroup.Signal(c.cmd.Process, syscall.SIGKILL)
 		<-c.exited
 	}
+	// What the child left in its group (the server a wrapper such as
+	// strace ran, which outlives a wrapper that ends on SIGTERM) ends too.
+	procgroup.Signal(c.cmd.Process, syscall.SIGKILL)
 	forgetIdleConnections(t.url)
 	c.log.Close()
 	return os.Remove(c.logPath)

@@ -273,7 +273,9 @@ func (t *tapped) Close() error {
 }
 
 // stopProcess waits for the server to exit after its stdin closed, then
-// signals its process group.
+// signals its process group; once the server has exited, whatever it left
+// in its group is killed (a wrapper such as strace that ends on SIGTERM
+// leaves the server it ran behind).
 func (t *tapped) stopProcess() error {
 	exited := make(chan error, 1)
 	go func() { exited <- t.cmd.Wait() }()
@@ -284,6 +286,7 @@ func (t *tapped) stopProcess() error {
 	}{{2 * time.Second, syscall.SIGTERM}, {3 * time.Second, syscall.SIGKILL}, {3 * time.Second, 0}} {
 		select {
 		case err := <-exited:
+			procgroup.Signal(t.cmd.Process, syscall.SIGKILL)
 			return err
 		case <-time.After(step.wait):
 			if step.sig != 0 {

@@ -1,10 +1,18 @@
 package target
 
 import (
+	"context"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
 )
 
@@ -57,5 +65,38 @@ func TestStdoutTapPassesEverythingAndRecordsDefects(t *testing.T) {
 	d := rec.Defects()
 	if len(d) != 3 || !strings.Contains(d[0], "line 1 ") || !strings.Contains(d[1], "line 3 ") || !strings.Contains(d[2], "line 5 ") {
 		t.Fatalf("defects %q, want lines 1, 3 and 5", d)
+	}
+}
+
+// TestClosingAStdioServerEndsWhatItLeftBehind: a stdio server that exits
+// when its session ends, leaving a process it started in its group (as a
+// wrapper such as strace leaves the server it ran), leaves nothing running
+// once the session is closed.
+func TestClosingAStdioServerEndsWhatItLeftBehind(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := exec.Command("sh", "-c", `sleep 300 & echo $! > "$1"; cat >/dev/null`, "sh", pidFile)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	tr, err := newTappedCommand(cmd, transcript.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		data, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not start its process")
+		}
+	}
+	defer syscall.Kill(pid, syscall.SIGKILL)
+	_ = tr.Close()
+	left, _ := os.FindProcess(pid)
+	for deadline := time.Now().Add(5 * time.Second); procgroup.Running(left); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d, left by the server in its group, still runs after the session closed", pid)
+		}
 	}
 }
