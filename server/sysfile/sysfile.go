@@ -33,18 +33,44 @@ func Open(path string, flags int, perm uint32) (int, error) {
 
 // Write writes all of data to fd, the file at path (named in errors).
 func Write(fd int, path string, data []byte) error {
+	_, err := WriteN(fd, path, data)
+	return err
+}
+
+// WriteN is Write, and says how many bytes of data it wrote: all of them,
+// or, with an error, those written before it.
+func WriteN(fd int, path string, data []byte) (int, error) {
+	written := 0
 	for len(data) > 0 {
 		n, err := syscall.Write(fd, data)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
 		if err != nil {
-			return &os.PathError{Op: "write", Path: path, Err: err}
+			return written, &os.PathError{Op: "write", Path: path, Err: err}
 		}
 		if n == 0 {
-			return &os.PathError{Op: "write", Path: path, Err: syscall.EIO}
+			return written, &os.PathError{Op: "write", Path: path, Err: syscall.EIO}
 		}
+		written += n
 		data = data[n:]
+	}
+	return written, nil
+}
+
+// CutLast cuts the last n bytes off the file open at fd (the file at path,
+// named in errors), as when an append wrote only part of what it had to
+// and nothing was written after it.
+func CutLast(fd int, path string, n int64) error {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return &os.PathError{Op: "fstat", Path: path, Err: err}
+	}
+	if st.Size < n {
+		return &os.PathError{Op: "truncate", Path: path, Err: syscall.EINVAL}
+	}
+	if err := syscall.Ftruncate(fd, st.Size-n); err != nil {
+		return &os.PathError{Op: "truncate", Path: path, Err: err}
 	}
 	return nil
 }

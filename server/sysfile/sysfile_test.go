@@ -72,3 +72,29 @@ func TestWriteAtomic(t *testing.T) {
 		t.Errorf("temporary files left after a failed rename: %v", entries)
 	}
 }
+
+// TestWriteNAndCutLast: WriteN writes everything and says so; CutLast
+// takes the last bytes back, and refuses to cut more than the file holds.
+func TestWriteNAndCutLast(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal")
+	fd, err := sysfile.Open(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sysfile.Close(fd, path)
+	if n, err := sysfile.WriteN(fd, path, []byte("one\ntwo, cut")); err != nil || n != 12 {
+		t.Fatalf("WriteN: %d %v", n, err)
+	}
+	if err := sysfile.CutLast(fd, path, 8); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sysfile.WriteN(fd, path, []byte("two\n")); err != nil || n != 4 {
+		t.Fatalf("WriteN after the cut: %d %v", n, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "one\ntwo\n" {
+		t.Errorf("the file holds %q", data)
+	}
+	if err := sysfile.CutLast(fd, path, 100); err == nil {
+		t.Error("cut 100 bytes off an 8-byte file")
+	}
+}

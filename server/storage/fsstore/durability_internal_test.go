@@ -3,12 +3,15 @@ package fsstore
 import (
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
+	"github.com/thoughtbox-bench/tbbench/server/sysfile"
 )
 
 // syncProbe replaces a session's fsync: it records how many ran and up to
@@ -104,5 +107,48 @@ func TestAlwaysSyncsEveryChange(t *testing.T) {
 		if got := calls.Load(); got != want {
 			t.Errorf("%s: %d fsyncs for 10 appends after record %d, want %d", d, got, before, want)
 		}
+	}
+}
+
+// TestAJournalLineCutShortIsTakenBack: an append that writes part of its
+// line and fails (a full disk) is refused and leaves nothing of the line
+// behind, so the next append starts a line of its own: a store that reads
+// the session anew finds every acknowledged thought and no damage.
+func TestAJournalLineCutShortIsTakenBack(t *testing.T) {
+	dir := t.TempDir()
+	s := slotStore(t, dir)
+	c, err := s.Create(storage.CreateParams{Title: "cut short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Append(storage.Entry{Thought: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	testHookJournalWrite = func(fd int, path string, data []byte) (int, error) {
+		n, _ := sysfile.WriteN(fd, path, data[:len(data)/2])
+		return n, &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}
+	}
+	_, err = c.Append(storage.Entry{Thought: "two, cut short"})
+	testHookJournalWrite = nil
+	if err == nil {
+		t.Fatal("an append whose line was cut short was acknowledged")
+	}
+	if _, err := c.Append(storage.Entry{Thought: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Release(c.ID())
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := slotStore(t, dir)
+	cr, err := r.Get(c.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, total := cr.Len(); total != 2 || len(r.Damaged()) != 0 {
+		t.Fatalf("read anew: %d thoughts, damage %v; want 2 and none", total, r.Damaged())
+	}
+	if res := r.Integrity(c.ID()); !res.Valid {
+		t.Fatalf("read anew: %+v", res)
 	}
 }

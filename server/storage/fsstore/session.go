@@ -178,15 +178,32 @@ func (sf *sessionFiles) appendJournal(r record) (int64, error) {
 		sf.jfd = fd
 		openJournals.Add(1)
 	}
-	err = sysfile.Write(sf.jfd, path, append(line, '\n'))
+	line = append(line, '\n')
+	write := sysfile.WriteN
+	if testHookJournalWrite != nil {
+		write = testHookJournalWrite
+	}
+	if n, werr := write(sf.jfd, path, line); werr != nil {
+		err = werr
+		if n > 0 {
+			// A line cut short (a full disk, say) would have the next
+			// append follow it on the same line: it is taken back.
+			err = errors.Join(err, sysfile.CutLast(sf.jfd, path, int64(n)))
+		}
+	}
 	if err != nil || openJournals.Load() > maxOpenJournals {
 		err = errors.Join(err, sf.closeJournal())
 	}
 	if err != nil {
 		return 0, err
 	}
-	return int64(len(line)) + 1, nil
+	return int64(len(line)), nil
 }
+
+// testHookJournalWrite, when set by a test, writes journal lines instead
+// of sysfile.WriteN.
+var testHookJournalWrite func(fd int, path string, data []byte) (int, error)
+
 
 // closeJournal closes the journal appendJournal kept open, if it is.
 // Caller holds mu.
