@@ -204,7 +204,6 @@ func (sf *sessionFiles) appendJournal(r record) (int64, error) {
 // of sysfile.WriteN.
 var testHookJournalWrite func(fd int, path string, data []byte) (int, error)
 
-
 // closeJournal closes the journal appendJournal kept open, if it is.
 // Caller holds mu.
 func (sf *sessionFiles) closeJournal() error {
