@@ -38,6 +38,11 @@ type StdioProxy struct {
 	pending map[string]*call     // client requests awaiting the server's answer
 	probes  map[string]time.Time // probe pings awaiting their answer
 
+	// group is true when the server leads a process group of its own
+	// (ownGroup): stop signals the group. waiting is set once Run waits for
+	// the server, which reaps it: the group is not signalled after that.
+	group       bool
+	waiting     atomic.Bool
 	initialized atomic.Bool
 	running     atomic.Bool
 	closing     atomic.Bool
@@ -58,7 +63,7 @@ func NewStdio(cfg Config, cmd *exec.Cmd) (*StdioProxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &StdioProxy{cfg: cfg, tel: tel, cmd: cmd, pending: map[string]*call{}, probes: map[string]time.Time{}}, nil
+	return &StdioProxy{cfg: cfg, tel: tel, cmd: cmd, group: ownGroup(cmd), pending: map[string]*call{}, probes: map[string]time.Time{}}, nil
 }
 
 // Handler serves /metrics, /healthz and /readyz.
@@ -123,6 +128,7 @@ func (s *StdioProxy) Run(ctx context.Context, in io.Reader, out io.Writer) error
 		go s.probeLoop(done)
 	}
 	s.pumpOut(stdout, out)
+	s.waiting.Store(true)
 	err = s.cmd.Wait()
 	close(done)
 	s.running.Store(false)
@@ -139,17 +145,27 @@ func (s *StdioProxy) Run(ctx context.Context, in io.Reader, out io.Writer) error
 	return err
 }
 
-// stop asks the server to terminate, then kills it.
+// stop asks the server to terminate, then kills it: its process group
+// when it leads one (what it started keeps its stdout open, and the relay
+// going, until it ends too).
 func (s *StdioProxy) stop() {
 	p := s.cmd.Process
 	if p == nil {
 		return
 	}
-	_ = p.Signal(syscall.SIGTERM)
+	signal := func(sig syscall.Signal) {
+		switch {
+		case !s.group:
+			_ = p.Signal(sig)
+		case !s.waiting.Load():
+			signalGroup(p, sig)
+		}
+	}
+	signal(syscall.SIGTERM)
 	go func() {
 		time.Sleep(3 * time.Second)
 		if s.running.Load() {
-			_ = p.Kill()
+			signal(syscall.SIGKILL)
 		}
 	}()
 }
