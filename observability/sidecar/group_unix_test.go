@@ -3,12 +3,12 @@
 package sidecar
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,8 +21,8 @@ import (
 // leaves the server it ran) is stopped whole when the context ends: the
 // process is killed with the server's group, and Run returns.
 func TestStoppingAStdioServerStopsWhatItStarted(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	cmd := exec.Command("sh", "-c", `(trap '' TERM; exec sleep 300) & echo $! > "$1"; exec cat >/dev/null`, "sh", pidFile)
+	// The server's first line, relayed, is the pid of what it left.
+	cmd := exec.Command("sh", "-c", `(trap '' TERM; exec sleep 300) & echo $!; exec cat >/dev/null`)
 	p, err := NewStdio(Config{ServerName: "stdio", ProbeInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, cmd)
 	if err != nil {
 		t.Fatal(err)
@@ -30,17 +30,16 @@ func TestStoppingAStdioServerStopsWhatItStarted(t *testing.T) {
 	defer p.Close()
 	in, inW := io.Pipe()
 	defer inW.Close()
+	outR, out := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
-	go func() { ran <- p.Run(ctx, in, io.Discard) }()
-	var pid int
-	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
-		data, _ := os.ReadFile(pidFile)
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(data)))
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not start its process")
-		}
+	go func() { ran <- p.Run(ctx, in, out); out.Close() }()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	pid, _ := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid == 0 {
+		t.Fatalf("the server's first line %q: %v", line, err)
 	}
+	go io.Copy(io.Discard, outR)
 	defer syscall.Kill(pid, syscall.SIGKILL)
 	cancel()
 	select {
@@ -48,9 +47,19 @@ func TestStoppingAStdioServerStopsWhatItStarted(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return: what the server left holds its stdout")
 	}
-	if err := syscall.Kill(pid, 0); err == nil {
-		if data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); !strings.Contains(string(data), ") Z ") {
-			t.Errorf("process %d, left by the server, still runs", pid)
+	// Its end closed the relay's stdout; it is gone, or a zombie, soon after.
+	for deadline := time.Now().Add(5 * time.Second); runs(pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d, left by the server, still runs", pid)
 		}
 	}
+}
+
+// runs reports whether process pid exists and is not a zombie.
+func runs(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err != nil || !strings.Contains(string(data), ") Z ")
 }
