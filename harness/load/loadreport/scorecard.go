@@ -210,14 +210,11 @@ func coefficientOfVariation(xs []float64) float64 {
 // judgeAtMost judges "x ≤ limit" on x's interval (threshold.JudgeInterval):
 // passed when the whole interval is at or below the limit, failed when all
 // of it is above, inconclusive when it straddles the limit or there is
-// none (one round).
+// none (one round, or no rounds: JudgeInterval's no data).
 func judgeAtMost(x Ratio, limit float64) threshold.Status {
 	iv := threshold.Interval{Estimate: x.Estimate, Low: x.Low, High: x.High, N: len(x.Rounds)}
 	if !x.Bounded {
 		iv.Low, iv.High = math.Inf(-1), math.Inf(1)
-	}
-	if iv.N == 0 {
-		iv.N = 1
 	}
 	st := threshold.JudgeInterval(threshold.Expression{Operator: threshold.LessEqual, Value: limit}, iv)
 	if st == threshold.NoData {
