@@ -94,7 +94,8 @@ type Chain struct {
 	tail        *Node
 	maxMain     int
 	// reg is the registry the chain is in (nil until one takes it), told
-	// of every change of its tags (Registry.tagged).
+	// of every change of its tags (Registry.tagged) and of its update time
+	// (Registry.recent, by moved).
 	reg atomic.Pointer[Registry]
 }
 
@@ -163,6 +164,7 @@ func (c *Chain) appendLocked(e Entry) (Appended, error) {
 		prev.Next = prevCopy.Next
 	}
 	c.sess = sess
+	c.moved()
 	c.insert(node, b)
 	return Appended{Node: node.Clone(), AutoNumbered: auto, NewBranch: newBranch}, nil
 }
@@ -327,6 +329,7 @@ func (c *Chain) Load(n Node) bool {
 	c.sess.BranchCount = len(c.branches)
 	if node.Data.Timestamp > c.sess.UpdatedAt {
 		c.sess.UpdatedAt = node.Data.Timestamp
+		c.moved()
 	}
 	return true
 }
@@ -388,4 +391,5 @@ func (c *Chain) SetMetadata(s Session) {
 	if c.sess.Tags == nil {
 		c.sess.Tags = []string{}
 	}
+	c.moved()
 }

@@ -19,6 +19,7 @@ func (c *Chain) SetSummary(s Session) {
 	}
 	s.ID = c.id
 	c.sess = s
+	c.moved()
 }
 
 // Fill gives c the metadata and every thought of src, a chain of the same
@@ -38,6 +39,7 @@ func (c *Chain) Fill(src *Chain) {
 	c.p, c.now = src.p, src.now
 	c.sess = src.sess
 	c.sess.ID = c.id
+	c.moved()
 	c.byID, c.order = src.byID, src.order
 	c.main, c.mainSorted, c.mainDirty = src.main, src.mainSorted, src.mainDirty
 	c.branches, c.branchOrder = src.branches, src.branchOrder

@@ -20,6 +20,9 @@ type Registry struct {
 	// carry none of them). A chain that no longer carries a tag stays
 	// under it; List checks each chain it reads.
 	tagged map[string]map[*Chain]struct{}
+	// recent orders the chains by their last update, for a page of List
+	// without filters.
+	recent recency
 }
 
 // NewRegistry returns an empty registry.
@@ -37,9 +40,14 @@ func (r *Registry) Add(c *Chain) {
 	r.chains[c.ID()] = c
 	r.pos[c] = len(r.order)
 	r.order = append(r.order, c)
+	// Under the chain's lock, so that its update time cannot change between
+	// the reading here and the chain knowing to report it (Chain.moved).
+	c.mu.RLock()
+	r.recent.insert(c, c.sess.UpdatedAt, r.pos[c])
 	// Before its tags are read: a change of them from now on is noted by
 	// the chain (Chain.noteTags).
 	c.reg.Store(r)
+	c.mu.RUnlock()
 	r.mu.Unlock()
 	// Read without the registry's lock, which List holds while it waits
 	// for chains' locks.
@@ -92,7 +100,10 @@ func (r *Registry) List(f Filter) []Session {
 	search := strings.ToLower(f.Search)
 	hits := listHits{limit: f.Limit}
 	r.mu.RLock()
-	if len(f.AnyTags) == 0 {
+	if len(f.AnyTags) == 0 && search == "" && f.Limit > 0 {
+		// A page of every session: the newest chains, from recent.
+		hits.all = r.recent.newest(f.Limit)
+	} else if len(f.AnyTags) == 0 {
 		if f.Limit <= 0 {
 			hits.all = make([]listHit, 0, len(r.order))
 		}
@@ -193,6 +204,14 @@ func (h *listHits) down(i int) {
 		}
 		h.all[i], h.all[last] = h.all[last], h.all[i]
 		i = last
+	}
+}
+
+// moved tells the registry c is in, if any, of the session's update time.
+// The caller holds c's lock and has just set it.
+func (c *Chain) moved() {
+	if r := c.reg.Load(); r != nil {
+		r.recent.moved(c, c.sess.UpdatedAt)
 	}
 }
 

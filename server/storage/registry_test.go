@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
@@ -186,6 +187,119 @@ func BenchmarkListByAbsentTag(b *testing.B) {
 	for b.Loop() {
 		if len(reg.List(f)) != 0 {
 			b.Fatal("listed a session without the tag")
+		}
+	}
+}
+
+// TestListPageFollowsEveryUpdate checks List's pages without filters (read
+// from the registry's order of updates) against a scan of every session,
+// after each way a session's update time changes: a thought appended (at
+// the present, or at a time earlier than others), a node loaded, and the
+// metadata, summary or whole chain replaced; often enough that the order's
+// cleared entries are compacted many times over.
+func TestListPageFollowsEveryUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	// Each chain's clock: mostly ahead of the others, sometimes behind.
+	base := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	tick := 0
+	clock := func() time.Time {
+		tick++
+		if rng.IntN(8) == 0 {
+			return base.Add(time.Duration(rng.IntN(tick)) * time.Millisecond)
+		}
+		return base.Add(time.Duration(tick) * time.Millisecond)
+	}
+	reg := storage.NewRegistry()
+	var chains []*storage.Chain
+	for i := range 200 {
+		c := storage.NewChain(session(i, nil, rng), nil, clock)
+		reg.Add(c)
+		chains = append(chains, c)
+	}
+	pages := []storage.Filter{{Limit: 1}, {Limit: 21}, {Limit: 199}, {Limit: 200}, {Limit: 500}}
+	check := func(step string) {
+		t.Helper()
+		for _, f := range pages {
+			if got, want := sessionIDs(reg.List(f)), scanned(chains, f); !slices.Equal(got, want) {
+				t.Fatalf("%s: List(%+v) = %v, a scan of every session gives %v", step, f, got, want)
+			}
+		}
+	}
+	check("as registered")
+	for step := range 3000 {
+		i := rng.IntN(len(chains))
+		c := chains[i]
+		switch k := rng.IntN(10); {
+		case k < 6:
+			if _, err := c.Append(storage.Entry{Thought: "t", NextThoughtNeeded: true}); err != nil {
+				t.Fatal(err)
+			}
+		case k == 6:
+			n := storage.Node{ID: fmt.Sprintf("loaded-%d", step)}
+			n.Data.Timestamp = storage.FormatTime(clock())
+			c.Load(n)
+		case k == 7:
+			c.SetMetadata(session(i, nil, rng))
+		case k == 8:
+			c.SetSummary(session(i, nil, rng))
+		default:
+			c.Fill(storage.NewChain(session(i, nil, rng), nil, clock))
+		}
+		if step%50 == 0 {
+			check(fmt.Sprintf("step %d", step))
+		}
+	}
+	check("at the end")
+}
+
+// TestListPageRacesUpdates lists pages while other goroutines register
+// sessions and append to them (run with -race); once they are done, a page
+// is a scan's.
+func TestListPageRacesUpdates(t *testing.T) {
+	reg := storage.NewRegistry()
+	var mu sync.Mutex
+	var chains []*storage.Chain
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Go(func() {
+			for i := range 200 {
+				c := storage.NewChain(storage.Session{ID: fmt.Sprintf("g%d-%d", g, i), UpdatedAt: "2026-11-27T00:00:00Z"}, nil, nil)
+				appended := make(chan struct{})
+				go func() {
+					defer close(appended)
+					for range 3 {
+						if _, err := c.Append(storage.Entry{Thought: "t", NextThoughtNeeded: true}); err != nil {
+							t.Error(err)
+						}
+					}
+				}()
+				reg.Add(c)
+				<-appended
+				mu.Lock()
+				chains = append(chains, c)
+				mu.Unlock()
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for listing := true; listing; {
+		select {
+		case <-done:
+			listing = false
+		default:
+		}
+		if page := reg.List(storage.Filter{Limit: 21}); len(page) > 21 {
+			t.Fatalf("a page of %d sessions", len(page))
+		}
+	}
+	if len(reg.All()) != len(chains) {
+		t.Fatalf("%d chains registered, %d made", len(reg.All()), len(chains))
+	}
+	for _, f := range []storage.Filter{{Limit: 21}, {Limit: 600}} {
+		// In registration order, which breaks ties of update time.
+		if got, want := sessionIDs(reg.List(f)), scanned(reg.All(), f); !slices.Equal(got, want) {
+			t.Fatalf("List(%+v) = %v, a scan of every session gives %v", f, got, want)
 		}
 	}
 }
