@@ -3,6 +3,7 @@ package target
 import (
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 )
@@ -10,10 +11,10 @@ import (
 // WireBytes returns how many bytes of HTTP bodies the harness has sent to
 // and received from the host of endpoint so far, over every MCP session
 // (DialHTTP) and raw request (RawHTTP, RawHTTPCounted) of this process:
-// the request bodies as the transport read them (one of known length when
-// it was answered, in full), the response bodies as
-// the client read them (a stream the client stopped reading counts what
-// it read). Headers are not counted. A sidecar in front of a target counts
+// the request bodies as the transport read them (one of known length once
+// written in full, answered or not), the response bodies as the client
+// read them (a stream the client stopped reading counts what it read).
+// Headers are not counted. A sidecar in front of a target counts
 // the same bodies (its byte counter); two readings give the bytes of the
 // runs between them.
 func WireBytes(endpoint string) (sent, received int64) {
@@ -38,22 +39,27 @@ type countingTransport struct{ inner http.RoundTripper }
 // RoundTrip carries req, counting its body and its response's.
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := wireBytesOf(req.URL.Host)
-	known := req.ContentLength > 0
-	if !known && req.Body != nil && req.Body != http.NoBody {
+	switch {
+	case req.ContentLength > 0:
+		// A body of known length goes as it is: net/http sends the
+		// headers and an in-memory body (what mcp-go's transport gives)
+		// in one write, but a wrapped body after a write of the headers
+		// of its own, a second system call on both ends of every call.
+		// It counts once written in full, answered or not.
+		n := req.ContentLength
+		trace := &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				w.sent.Add(n)
+			}
+		}}
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	case req.Body != nil && req.Body != http.NoBody:
 		// The request is the caller's: a copy carries the counting body.
 		r := req.Clone(req.Context())
 		r.Body = &countingBody{ReadCloser: req.Body, n: &w.sent}
 		req = r
 	}
-	// A body of known length goes as it is: net/http sends the headers and
-	// an in-memory body (what mcp-go's transport gives) in one write, but a
-	// wrapped body after a write of the headers of its own, a second
-	// system call on both ends of every call. The transport sends exactly
-	// ContentLength bytes or fails, so an answer counts them all.
 	resp, err := t.inner.RoundTrip(req)
-	if known && err == nil {
-		w.sent.Add(req.ContentLength)
-	}
 	if err == nil && resp.Body != nil {
 		resp.Body = &countingBody{ReadCloser: resp.Body, n: &w.received}
 	}
