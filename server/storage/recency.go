@@ -1,107 +1,128 @@
 package storage
 
 import (
+	"iter"
 	"slices"
-	"sync"
+	"strings"
 )
 
-// recency keeps a registry's chains in the order of their last update, so
-// that a page of List without filters (session list's first page, limit
-// 21) reads the newest chains only instead of every chain of the store.
+// Recency keeps items (sessions, by whatever a backend keys them) in List's
+// order: the newest update first, ties in the order the items were added
+// (their order number). Newest reads them in that order without sorting
+// them again after a change, so that a page of List costs the page, not a
+// sort or a pass over every session of the store.
 //
-// It is a log of the chains' update times in the reverse of List's order
-// (oldest first, ties in reverse registration order): a chain whose update
-// time changes gets a new entry at the end and its old one is cleared. A
-// store mostly sets a chain's update time to the present, so the log stays
-// in order; an entry that does not belong at the end (a session loaded
-// from storage, an earlier time) marks it out of order, and the next page
-// sorts it. The log is compacted when it holds more cleared entries than
-// live ones.
+// It is a log of the items' update times in the reverse of List's order: an
+// item whose update time changes gets a new entry at the end and its old
+// one is cleared. A store mostly sets an update time to the present, so the
+// log stays in order; an entry that does not belong at the end (a session
+// loaded from storage, or a clock that went back) marks it out of order,
+// and the next read sorts it. The log is compacted when it holds more
+// cleared entries than live ones, so it never holds more than about two
+// entries per item.
 //
-// Its lock is taken last: under a chain's lock (the chain reports its new
-// update time while it holds it) or under the registry's and a chain's
-// (Add), never the other way round.
-type recency struct {
-	mu  sync.Mutex
-	log []listHit
-	// at is each chain's live entry in log.
-	at       map[*Chain]int
+// A Recency is not safe for concurrent use: its owner locks it.
+type Recency[T comparable] struct {
+	log []recent[T]
+	// at is each item's live entry in log.
+	at       map[T]int
 	cleared  int
 	unsorted bool
 }
 
-// insert gives c, registered at pos, its first entry.
-func (x *recency) insert(c *Chain, updated string, pos int) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.at == nil {
-		x.at = map[*Chain]int{}
+type recent[T comparable] struct {
+	item    T
+	updated string
+	order   int64
+	live    bool
+}
+
+// before reports whether a comes before b in List's order.
+func (a *recent[T]) before(b *recent[T]) bool {
+	if c := strings.Compare(a.updated, b.updated); c != 0 {
+		return c > 0
 	}
-	if _, ok := x.at[c]; ok {
+	return a.order < b.order
+}
+
+// Add gives item, the order-th added, its update time; it does nothing
+// when item is already there.
+func (r *Recency[T]) Add(item T, updated string, order int64) {
+	if r.at == nil {
+		r.at = map[T]int{}
+	}
+	if _, ok := r.at[item]; ok {
 		return
 	}
-	x.appendLocked(listHit{c, updated, pos})
+	r.append(recent[T]{item: item, updated: updated, order: order, live: true})
 }
 
-// moved records c's new update time.
-func (x *recency) moved(c *Chain, updated string) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	i, ok := x.at[c]
-	if !ok || x.log[i].updated == updated {
+// Move gives item its new update time; it does nothing when item is not
+// there.
+func (r *Recency[T]) Move(item T, updated string) {
+	i, ok := r.at[item]
+	if !ok || r.log[i].updated == updated {
 		return
 	}
-	h := x.log[i]
-	x.log[i].c = nil
-	x.cleared++
-	h.updated = updated
-	x.appendLocked(h)
-	if x.cleared > len(x.at)+64 {
-		x.compactLocked()
+	e := r.log[i]
+	r.log[i].live = false
+	r.cleared++
+	e.updated = updated
+	r.append(e)
+	if r.cleared > len(r.at)+64 {
+		r.compact()
 	}
 }
 
-func (x *recency) appendLocked(h listHit) {
-	if n := len(x.log); n > 0 && compareHits(h, x.log[n-1]) > 0 {
-		x.unsorted = true
-	}
-	x.at[h.c] = len(x.log)
-	x.log = append(x.log, h)
-}
+// Len returns the number of items.
+func (r *Recency[T]) Len() int { return len(r.at) }
 
-// compactLocked drops the cleared entries and puts the log in order.
-func (x *recency) compactLocked() {
-	live := x.log[:0]
-	for _, h := range x.log {
-		if h.c != nil {
-			live = append(live, h)
+// Newest yields the items in List's order.
+func (r *Recency[T]) Newest() iter.Seq[T] {
+	if r.unsorted {
+		r.compact()
+	}
+	return func(yield func(T) bool) {
+		for i := len(r.log) - 1; i >= 0; i-- {
+			if r.log[i].live && !yield(r.log[i].item) {
+				return
+			}
 		}
 	}
-	clear(x.log[len(live):])
-	x.log = live
-	if x.unsorted {
-		slices.SortFunc(x.log, func(a, b listHit) int { return compareHits(b, a) })
-		x.unsorted = false
-	}
-	for i, h := range x.log {
-		x.at[h.c] = i
-	}
-	x.cleared = 0
 }
 
-// newest returns the first limit hits of List's order (newest first, ties
-// in registration order) among every chain registered.
-func (x *recency) newest(limit int) []listHit {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.unsorted {
-		x.compactLocked()
+func (r *Recency[T]) append(e recent[T]) {
+	if n := len(r.log); n > 0 && r.log[n-1].before(&e) {
+		r.unsorted = true
 	}
-	hits := make([]listHit, 0, min(limit, len(x.at)))
-	for i := len(x.log) - 1; i >= 0 && len(hits) < limit; i-- {
-		if x.log[i].c != nil {
-			hits = append(hits, x.log[i])
+	r.at[e.item] = len(r.log)
+	r.log = append(r.log, e)
+}
+
+// compact drops the cleared entries and puts the log in order.
+func (r *Recency[T]) compact() {
+	live := r.log[:0]
+	for _, e := range r.log {
+		if e.live {
+			live = append(live, e)
 		}
 	}
-	return hits
+	clear(r.log[len(live):])
+	r.log = live
+	if r.unsorted {
+		slices.SortFunc(r.log, func(a, b recent[T]) int {
+			switch {
+			case a.before(&b):
+				return 1
+			case b.before(&a):
+				return -1
+			}
+			return 0
+		})
+		r.unsorted = false
+	}
+	for i, e := range r.log {
+		r.at[e.item] = i
+	}
+	r.cleared = 0
 }

@@ -20,9 +20,9 @@ func TestRecencyKeepsItsLogBounded(t *testing.T) {
 		c := chains[i%len(chains)]
 		c.SetMetadata(Session{UpdatedAt: fmt.Sprintf("2026-11-27T00:00:00.%06dZ", i)})
 	}
-	reg.recent.mu.Lock()
+	reg.recentMu.Lock()
 	n := len(reg.recent.log)
-	reg.recent.mu.Unlock()
+	reg.recentMu.Unlock()
 	if limit := 2*len(chains) + 65; n > limit {
 		t.Fatalf("after 5,000 updates of %d chains the log holds %d entries, more than %d", len(chains), n, limit)
 	}

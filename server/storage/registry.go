@@ -20,9 +20,12 @@ type Registry struct {
 	// carry none of them). A chain that no longer carries a tag stays
 	// under it; List checks each chain it reads.
 	tagged map[string]map[*Chain]struct{}
-	// recent orders the chains by their last update, for a page of List
-	// without filters.
-	recent recency
+	// recent holds the chains in List's order, for a page of List without
+	// filters. Its lock is taken last: under a chain's lock (the chain
+	// reports its new update time while it holds it, Chain.moved) or under
+	// the registry's and a chain's (Add), never the other way round.
+	recentMu sync.Mutex
+	recent   Recency[*Chain]
 }
 
 // NewRegistry returns an empty registry.
@@ -43,7 +46,9 @@ func (r *Registry) Add(c *Chain) {
 	// Under the chain's lock, so that its update time cannot change between
 	// the reading here and the chain knowing to report it (Chain.moved).
 	c.mu.RLock()
-	r.recent.insert(c, c.sess.UpdatedAt, r.pos[c])
+	r.recentMu.Lock()
+	r.recent.Add(c, c.sess.UpdatedAt, int64(r.pos[c]))
+	r.recentMu.Unlock()
 	// Before its tags are read: a change of them from now on is noted by
 	// the chain (Chain.noteTags).
 	c.reg.Store(r)
@@ -94,17 +99,53 @@ func (r *Registry) All() []*Chain {
 }
 
 // List returns the sessions matching f, most recently updated first; ties
-// keep registration order. Only the sessions returned are copied: the
-// others are matched and ordered under their chain's read lock.
+// keep registration order. Only the sessions returned are copied. A page
+// without filters reads the newest chains only (recent); a List with
+// filters, or of every session, matches each chain it reads.
 func (r *Registry) List(f Filter) []Session {
 	search := strings.ToLower(f.Search)
-	hits := listHits{limit: f.Limit}
-	r.mu.RLock()
+	var chains []*Chain
 	if len(f.AnyTags) == 0 && search == "" && f.Limit > 0 {
-		// A page of every session: the newest chains, from recent.
-		hits.all = r.recent.newest(f.Limit)
-	} else if len(f.AnyTags) == 0 {
-		if f.Limit <= 0 {
+		chains = r.newest(f.Limit)
+	} else {
+		chains = r.matching(f.AnyTags, search, f.Limit)
+	}
+	out := make([]Session, len(chains))
+	for i, c := range chains {
+		out[i] = c.Session()
+	}
+	// A session written since it was ordered may have moved up: sort the
+	// copies again so that the answer agrees with itself.
+	newerFirst := func(a, b Session) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) }
+	if !slices.IsSortedFunc(out, newerFirst) {
+		slices.SortStableFunc(out, newerFirst)
+	}
+	return out
+}
+
+// newest returns the first limit chains of List's order.
+func (r *Registry) newest(limit int) []*Chain {
+	r.recentMu.Lock()
+	defer r.recentMu.Unlock()
+	out := make([]*Chain, 0, min(limit, r.recent.Len()))
+	for c := range r.recent.Newest() {
+		out = append(out, c)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// matching returns, in List's order, the first limit chains (all when
+// limit is not positive) that carry one of anyTags (when any are given)
+// and match the lower-case search (when not empty). They are matched and
+// ordered under their chain's read lock, without copying their sessions.
+func (r *Registry) matching(anyTags []string, search string, limit int) []*Chain {
+	hits := listHits{limit: limit}
+	r.mu.RLock()
+	if len(anyTags) == 0 {
+		if limit <= 0 {
 			hits.all = make([]listHit, 0, len(r.order))
 		}
 		for i, c := range r.order {
@@ -114,13 +155,13 @@ func (r *Registry) List(f Filter) []Session {
 		}
 	} else {
 		seen := map[*Chain]bool{}
-		for _, t := range f.AnyTags {
+		for _, t := range anyTags {
 			for c := range r.tagged[t] {
 				if seen[c] {
 					continue
 				}
 				seen[c] = true
-				if updated, ok := c.listKey(f.AnyTags, search); ok {
+				if updated, ok := c.listKey(anyTags, search); ok {
 					hits.add(listHit{c, updated, r.pos[c]})
 				}
 			}
@@ -128,15 +169,9 @@ func (r *Registry) List(f Filter) []Session {
 	}
 	r.mu.RUnlock()
 	slices.SortFunc(hits.all, compareHits)
-	out := make([]Session, len(hits.all))
+	out := make([]*Chain, len(hits.all))
 	for i, h := range hits.all {
-		out[i] = h.c.Session()
-	}
-	// A session written since it was ordered may have moved up: sort the
-	// copies again so that the answer agrees with itself.
-	newerFirst := func(a, b Session) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) }
-	if !slices.IsSortedFunc(out, newerFirst) {
-		slices.SortStableFunc(out, newerFirst)
+		out[i] = h.c
 	}
 	return out
 }
@@ -211,7 +246,9 @@ func (h *listHits) down(i int) {
 // The caller holds c's lock and has just set it.
 func (c *Chain) moved() {
 	if r := c.reg.Load(); r != nil {
-		r.recent.moved(c, c.sess.UpdatedAt)
+		r.recentMu.Lock()
+		r.recent.Move(c, c.sess.UpdatedAt)
+		r.recentMu.Unlock()
 	}
 }
 

@@ -84,15 +84,16 @@ func (s *Store) refreshIndex() error {
 			}
 		}
 		s.index[r.e.sess.ID] = newEntry(r.e.sess, r.e.n, r.e.seq)
+		s.recent.Add(r.e.sess.ID, r.e.sess.UpdatedAt, r.e.n)
+		s.recent.Move(r.e.sess.ID, r.e.sess.UpdatedAt)
 		s.knownRev = max(s.knownRev, r.rev)
-		s.sortDirty = true
 	}
 	s.dataVersion, s.indexed = version, true
 	return nil
 }
 
 // listIndexed answers List from the index: it walks the sessions in List's
-// order (sorted again only after a change) until it has Limit matches.
+// order (recent) until it has Limit matches.
 func (s *Store) listIndexed(f storage.Filter) []storage.Session {
 	search := strings.ToLower(f.Search)
 	type hit struct {
@@ -101,21 +102,8 @@ func (s *Store) listIndexed(f storage.Filter) []storage.Session {
 	}
 	var hits []hit
 	s.mu.Lock()
-	if s.sortDirty || len(s.sorted) != len(s.index) {
-		s.sorted = s.sorted[:0]
-		for _, e := range s.index {
-			s.sorted = append(s.sorted, e)
-		}
-		slices.SortFunc(s.sorted, func(a, b *entry) int {
-			if c := strings.Compare(b.sess.UpdatedAt, a.sess.UpdatedAt); c != 0 {
-				return c
-			}
-			return int(a.n - b.n)
-		})
-		s.sortDirty = false
-	}
-	for _, e := range s.sorted {
-		if e.matches(f.AnyTags, search) {
+	for id := range s.recent.Newest() {
+		if e := s.index[id]; e.matches(f.AnyTags, search) {
 			hits = append(hits, hit{e.sess, s.states[e.sess.ID]})
 			if f.Limit > 0 && len(hits) == f.Limit {
 				break

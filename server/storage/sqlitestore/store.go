@@ -56,9 +56,8 @@ type Store struct {
 
 	mu    sync.Mutex
 	index map[string]*entry
-	// sorted is the index in List's order, rebuilt when sortDirty.
-	sorted      []*entry
-	sortDirty   bool
+	// recent holds the index's sessions, by id, in List's order.
+	recent      storage.Recency[string]
 	states      map[string]*state
 	damaged     map[string]string
 	knownRev    int64
@@ -193,7 +192,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	st.owned, st.holders = true, 1
 	s.mu.Lock()
 	s.index[sess.ID] = newEntry(sess, n, 0)
-	s.sortDirty = true
+	s.recent.Add(sess.ID, sess.UpdatedAt, n)
 	s.states[sess.ID] = st
 	s.mu.Unlock()
 	return st.chain, nil

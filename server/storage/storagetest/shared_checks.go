@@ -108,6 +108,33 @@ func (s suite) readersSee(t *testing.T) {
 	})
 }
 
+// listFollows checks that a page of List puts first the session another
+// store wrote last.
+func (s suite) listFollows(t *testing.T) {
+	dir := t.TempDir()
+	a := s.open(t, dir)
+	b := s.open(t, dir)
+	older := create(t, a, "older", nil, "one")
+	defer a.Release(older.ID())
+	time.Sleep(5 * time.Millisecond) // a later update time, not a tie
+	newer := create(t, a, "newer", nil, "one")
+	defer a.Release(newer.ID())
+	first := func(want *storage.Chain) func() string {
+		return func() string {
+			page := sessionIDs(b.List(storage.Filter{Limit: 1}))
+			all := sessionIDs(b.List(storage.Filter{}))
+			if !slices.Equal(page, []string{want.ID()}) || len(all) != 2 || all[0] != want.ID() {
+				return "b lists " + stringList(page) + " first of " + stringList(all)
+			}
+			return ""
+		}
+	}
+	eventually(t, "b lists first the session a created last", first(newer))
+	time.Sleep(5 * time.Millisecond)
+	mustAppend(t, older, storage.Entry{Thought: "two"})
+	eventually(t, "b lists first the session a wrote last", first(older))
+}
+
 func stringList(s []string) string {
 	out := "["
 	for i, x := range s {

@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore NewStore, opts Options) {
 	if opts.Shared {
 		t.Run("OpenIsExclusiveAcrossStores", s.exclusive)
 		t.Run("ReadersSeeOtherStoresWrites", s.readersSee)
+		t.Run("ListOrderFollowsOtherStoresWrites", s.listFollows)
 		t.Run("ContextsServedByEveryStore", s.contextsShared)
 	}
 }
