@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"slices"
@@ -84,16 +85,32 @@ func (s *Store) refreshIndex() error {
 			}
 		}
 		s.index[r.e.sess.ID] = newEntry(r.e.sess, r.e.n, r.e.seq)
-		s.recent.Add(r.e.sess.ID, r.e.sess.UpdatedAt, r.e.n)
-		s.recent.Move(r.e.sess.ID, r.e.sess.UpdatedAt)
+		s.noted(r.e.sess.ID)
 		s.knownRev = max(s.knownRev, r.rev)
 	}
 	s.dataVersion, s.indexed = version, true
 	return nil
 }
 
+// noted puts the index's entry of id, new or changed, in List's order and
+// under its tags. The caller holds s.mu.
+func (s *Store) noted(id string) {
+	e := s.index[id]
+	s.recent.Add(id, e.sess.UpdatedAt, e.n)
+	s.recent.Move(id, e.sess.UpdatedAt)
+	for _, t := range e.sess.Tags {
+		ids := s.tagged[t]
+		if ids == nil {
+			ids = map[string]struct{}{}
+			s.tagged[t] = ids
+		}
+		ids[id] = struct{}{}
+	}
+}
+
 // listIndexed answers List from the index: it walks the sessions in List's
-// order (recent) until it has Limit matches.
+// order (recent) until it has Limit matches, or, by tags, the sessions that
+// carried one of them, sorted.
 func (s *Store) listIndexed(f storage.Filter) []storage.Session {
 	search := strings.ToLower(f.Search)
 	type hit struct {
@@ -102,7 +119,28 @@ func (s *Store) listIndexed(f storage.Filter) []storage.Session {
 	}
 	var hits []hit
 	s.mu.Lock()
-	for id := range s.recent.Newest() {
+	sessions := s.recent.Newest()
+	if len(f.AnyTags) > 0 {
+		var tagged []string
+		seen := map[string]bool{}
+		for _, t := range f.AnyTags {
+			for id := range s.tagged[t] {
+				if !seen[id] {
+					seen[id] = true
+					tagged = append(tagged, id)
+				}
+			}
+		}
+		slices.SortFunc(tagged, func(x, y string) int {
+			a, b := s.index[x], s.index[y]
+			if c := strings.Compare(b.sess.UpdatedAt, a.sess.UpdatedAt); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.n, b.n)
+		})
+		sessions = slices.Values(tagged)
+	}
+	for id := range sessions {
 		if e := s.index[id]; e.matches(f.AnyTags, search) {
 			hits = append(hits, hit{e.sess, s.states[e.sess.ID]})
 			if f.Limit > 0 && len(hits) == f.Limit {

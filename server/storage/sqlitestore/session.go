@@ -273,7 +273,7 @@ func (s *Store) load(id string) (*state, error) {
 	s.states[id] = st
 	if s.index[id] == nil {
 		s.index[id] = newEntry(meta.sess, n, meta.seq)
-		s.recent.Add(id, meta.sess.UpdatedAt, n)
+		s.noted(id)
 	}
 	s.mu.Unlock()
 	return st, nil
@@ -355,7 +355,7 @@ func (s *Store) commit(id string, oldSeq, newSeq int64, sess *storage.Session, w
 	s.mu.Lock()
 	if e := s.index[id]; e != nil {
 		e.set(copied, newSeq)
-		s.recent.Move(id, copied.UpdatedAt)
+		s.noted(id)
 	}
 	s.mu.Unlock()
 	return nil

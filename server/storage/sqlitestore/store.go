@@ -56,8 +56,11 @@ type Store struct {
 
 	mu    sync.Mutex
 	index map[string]*entry
-	// recent holds the index's sessions, by id, in List's order.
+	// recent holds the index's sessions, by id, in List's order; tagged
+	// the ids under each tag they carried at some time (a List by tags
+	// reads those only, and checks each).
 	recent      storage.Recency[string]
+	tagged      map[string]map[string]struct{}
 	states      map[string]*state
 	damaged     map[string]string
 	knownRev    int64
@@ -136,7 +139,7 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{path: Path(abs, project), now: time.Now, log: slog.Default(),
-		index: map[string]*entry{}, states: map[string]*state{}, damaged: map[string]string{}}
+		index: map[string]*entry{}, tagged: map[string]map[string]struct{}{}, states: map[string]*state{}, damaged: map[string]string{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -192,7 +195,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	st.owned, st.holders = true, 1
 	s.mu.Lock()
 	s.index[sess.ID] = newEntry(sess, n, 0)
-	s.recent.Add(sess.ID, sess.UpdatedAt, n)
+	s.noted(sess.ID)
 	s.states[sess.ID] = st
 	s.mu.Unlock()
 	return st.chain, nil
