@@ -68,7 +68,18 @@ tiers:
 	}
 	for _, p := range rep.Phases {
 		if p.Process != nil {
-			t.Logf("%s: pid %d, %.3f s CPU, %d calls, %.0f µs/call, %d thoughts", p.Name, p.Process.PID, p.Process.CPUSeconds, p.Metrics.Total().Calls, p.Process.CPUPerCallUs, p.Metrics.Op("thought").Calls)
+			t.Logf("%s: pid %d, %.3f s CPU, %d calls, %.0f µs/call, %d thoughts; the client %.0f µs/call", p.Name, p.Process.PID, p.Process.CPUSeconds,
+				p.Metrics.Total().Calls, p.Process.CPUPerCallUs, p.Metrics.Op("thought").Calls, p.ClientCPUPerCallUs)
+			// Every server here is a child: the client's own time is
+			// measured apart from it.
+			if p.Metrics.Total().Calls > 0 && p.ClientCPUPerCallUs <= 0 {
+				t.Errorf("%s: no client CPU per call beside a child server", p.Name)
+			}
+		}
+	}
+	for _, s := range rep.Summaries {
+		if s.ClientCPUPerCallUs == nil || s.ClientCPUPerCallUs.Median <= 0 {
+			t.Errorf("%s: no client CPU per call over the rounds", s.Label)
 		}
 	}
 	status := map[string]string{}

@@ -97,6 +97,9 @@ func TestSmokeKeepsEveryThought(t *testing.T) {
 		if tot.Calls == 0 || tot.Errors != 0 {
 			t.Errorf("%s: %d calls, %d errors %v", p.Name, tot.Calls, tot.Errors, tot.ErrorClasses)
 		}
+		if p.Process == nil && p.ClientCPUPerCallUs != 0 {
+			t.Errorf("%s: a client CPU per call (%.0f µs) beside a server in this process, whose time it would include", p.Name, p.ClientCPUPerCallUs)
+		}
 		if p.Label == load.CeilingLabel {
 			if p.Verification != nil {
 				t.Errorf("the ceiling keeps nothing, yet it was verified")

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -134,6 +135,7 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 		}
 	}
 	sampler := startProcessSampler(s.Target)
+	client := startClientCPU(sampler != nil)
 	r.live.startPhase(s.Name)
 	for _, f := range failedSetup {
 		ph.record(f.user, f.sample)
@@ -163,10 +165,14 @@ func (r *runner) runPhase(ctx context.Context, s PhaseSpec) loadreport.PhaseResu
 			out.PacerNote = res.RealTimeErr.Error()
 		}
 	}
+	clientCPU, clientOK := client.stop()
 	out.Process = sampler.stop()
 	out.Metrics = rec.Snapshot(res.End)
 	if calls := out.Metrics.Total().Calls; out.Process != nil && calls > 0 {
 		out.Process.CPUPerCallUs = out.Process.CPUSeconds * 1e6 / float64(calls)
+		if clientOK {
+			out.ClientCPUPerCallUs = clientCPU.Seconds() * 1e6 / float64(calls)
+		}
 	}
 	out.Slopes = slopes(out)
 	if s.Verify && s.Target.Info().Kind != target.KindNoop {
@@ -292,6 +298,35 @@ func (p *processSampler) stop() *loadreport.ProcessStats {
 		out.RSSMiB = append(out.RSSMiB, x.Value/(1<<20))
 	}
 	return out
+}
+
+// clientCPU measures this process's CPU time over a phase: the load's
+// users, the in-process sidecar and whatever else it does meanwhile. It
+// measures only beside a server in a process of its own (otherwise the
+// server's time would be in it).
+type clientCPU struct {
+	start procstat.Sample
+	ok    bool
+}
+
+func startClientCPU(serverApart bool) clientCPU {
+	if !serverApart {
+		return clientCPU{}
+	}
+	s, err := procstat.Read(os.Getpid())
+	return clientCPU{start: s, ok: err == nil}
+}
+
+// stop returns the CPU time since the start, and whether it was measured.
+func (c clientCPU) stop() (time.Duration, bool) {
+	if !c.ok {
+		return 0, false
+	}
+	end, err := procstat.Read(os.Getpid())
+	if err != nil {
+		return 0, false
+	}
+	return end.CPU() - c.start.CPU(), true
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

@@ -36,22 +36,25 @@ func (r *Report) Markdown() string {
 	r.verdictLines(&b)
 	if len(r.Summaries) > 0 {
 		b.WriteString("\n## Throughput and latency (median [95 % CI] over rounds)\n\n")
-		b.WriteString("| Target | calls/s | p99 ms | thought p99 ms | calls | errors | dropped | acknowledged | lost | server CPU % | server CPU µs per call | max RSS MiB |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| Target | calls/s | p99 ms | thought p99 ms | calls | errors | dropped | acknowledged | lost | server CPU % | server CPU µs per call | client CPU µs per call | max RSS MiB |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, s := range r.Summaries {
-			cpu, perCall := "—", "—"
+			cpu, perCall, clientPerCall := "—", "—", "—"
 			if s.CPUPercent != nil {
 				cpu = fmt.Sprintf("%.0f", s.CPUPercent.Median)
 			}
 			if s.CPUPerCallUs != nil {
 				perCall = s.CPUPerCallUs.String()
 			}
+			if s.ClientCPUPerCallUs != nil {
+				clientPerCall = s.ClientCPUPerCallUs.String()
+			}
 			rss := "—"
 			if s.MaxRSSMiB > 0 {
 				rss = fmt.Sprintf("%.0f", s.MaxRSSMiB)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n", s.Label, s.Throughput, s.P99Ms,
-				s.ThoughtP99Ms, s.Calls, s.Errors, s.Dropped, s.Acknowledged, s.Lost, cpu, perCall, rss)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s | %s |\n", s.Label, s.Throughput, s.P99Ms,
+				s.ThoughtP99Ms, s.Calls, s.Errors, s.Dropped, s.Acknowledged, s.Lost, cpu, perCall, clientPerCall, rss)
 		}
 	}
 	r.ratioTables(&b)

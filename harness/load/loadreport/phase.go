@@ -37,9 +37,14 @@ type PhaseResult struct {
 	// Metrics holds the histograms, counts, error classes and time series.
 	Metrics *metrics.Snapshot `json:"metrics"`
 	// Process is the server process's CPU and memory, when it is a child.
-	Process      *ProcessStats      `json:"process,omitempty"`
-	Verification *Verification      `json:"verification,omitempty"`
-	Thresholds   []ThresholdOutcome `json:"thresholds,omitempty"`
+	Process *ProcessStats `json:"process,omitempty"`
+	// ClientCPUPerCallUs is the harness process's CPU time over the phase
+	// per call it completed, in microseconds: what the load's users, the
+	// in-process sidecar and the rest of the client paid for one call. It
+	// is measured beside a server that is a child process only.
+	ClientCPUPerCallUs float64            `json:"clientCpuPerCallUs,omitempty"`
+	Verification       *Verification      `json:"verification,omitempty"`
+	Thresholds         []ThresholdOutcome `json:"thresholds,omitempty"`
 	// Slopes are the trends of latency and memory over the phase.
 	Slopes *Slopes `json:"slopes,omitempty"`
 }

@@ -167,6 +167,9 @@ type Summary struct {
 	CPUPercent   *Stat   `json:"cpuPercent,omitempty"`
 	CPUPerCallUs *Stat   `json:"cpuPerCallUs,omitempty"`
 	MaxRSSMiB    float64 `json:"maxRssMiB,omitempty"`
+	// ClientCPUPerCallUs is the client's CPU time per call (the harness
+	// process's, PhaseResult.ClientCPUPerCallUs), when measured.
+	ClientCPUPerCallUs *Stat `json:"clientCpuPerCallUs,omitempty"`
 	// Merged holds every round's metrics merged.
 	Merged *metrics.Snapshot `json:"merged"`
 }
@@ -298,7 +301,7 @@ func (r *Report) summarise() {
 			continue
 		}
 		s := Summary{Label: label}
-		var tput, p99s, tp99, cpu, cpuPerCall []float64
+		var tput, p99s, tp99, cpu, cpuPerCall, clientPerCall []float64
 		values[label] = map[int][2]float64{}
 		for _, round := range sortedRounds(phases) {
 			p := phases[round]
@@ -324,6 +327,9 @@ func (r *Report) summarise() {
 				}
 				s.MaxRSSMiB = max(s.MaxRSSMiB, p.Process.MaxRSSMiB)
 			}
+			if p.ClientCPUPerCallUs > 0 {
+				clientPerCall = append(clientPerCall, p.ClientCPUPerCallUs)
+			}
 			s.Merged = metrics.Merge(s.Merged, m)
 		}
 		s.Throughput, s.P99Ms, s.ThoughtP99Ms = stat(tput), stat(p99s), stat(tp99)
@@ -334,6 +340,10 @@ func (r *Report) summarise() {
 		if len(cpuPerCall) > 0 {
 			c := stat(cpuPerCall)
 			s.CPUPerCallUs = &c
+		}
+		if len(clientPerCall) > 0 {
+			c := stat(clientPerCall)
+			s.ClientCPUPerCallUs = &c
 		}
 		r.Summaries = append(r.Summaries, s)
 	}
