@@ -145,6 +145,7 @@ Flags:
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
+	tuneClientGC()
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)
 		if err == nil {
