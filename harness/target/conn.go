@@ -174,12 +174,12 @@ type wireBlock struct {
 // file needs neither), which takes one read of the result instead of two.
 func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcript.BlockInfo, error) {
 	if !withRaw {
-		var res struct {
-			IsError bool        `json:"isError"`
-			Content []wireBlock `json:"content"`
-			modernMembers
+		res, ok := scanToolResult(raw)
+		if !ok {
+			res = plainResult{}
+			ok = json.Unmarshal(raw, &res) == nil
 		}
-		if json.Unmarshal(raw, &res) == nil {
+		if ok {
 			out := ToolResult{IsError: res.IsError, Raw: raw, Blocks: make([]Block, 0, len(res.Content)), modern: res.modernMembers.read()}
 			infos := make([]transcript.BlockInfo, 0, len(res.Content))
 			for i := range res.Content {

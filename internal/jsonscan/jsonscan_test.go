@@ -1,0 +1,58 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var unquoteCases = []string{
+	`""`, `"plain"`, `"a\"b"`, `"\\"`, `"\/"`, `"\b\f\n\r\t"`, `"caf\u00e9 \u003cb\u003e"`, `"\u2028"`,
+	`"line one\nline \"two\"\n| a | b |"`, `"é ✓ 𝄞"`, `"\ud834\udd1e"`, `"\ud800"`, `"\udc00x"`, `"tab	raw"`,
+	"\"\xff\"", `"\x"`, `"\u12"`, `"\u12g4"`, `"ends with \\"`, `"a\\"`, `123`, `null`, `"`, `x"`,
+}
+
+// TestUnquoteAgreesWithEncodingJSON checks Unquote on escapes, runes and
+// what it leaves to encoding/json (bytes that are not UTF-8, a surrogate,
+// more than one string).
+func TestUnquoteAgreesWithEncodingJSON(t *testing.T) {
+	for _, c := range unquoteCases {
+		checkUnquote(t, []byte(c))
+	}
+	for _, c := range []string{`"\ud834\udd1e"`, "\"\xff\"", `123`, `"a"b"`, `"a\"b"c"`} {
+		if _, ok := Unquote([]byte(c)); ok {
+			t.Errorf("Unquote(%s) decoded what it leaves to encoding/json", c)
+		}
+	}
+	if s, ok := Unquote([]byte(`"a\"b\\n\nc\u00e9"`)); !ok || s != "a\"b\\n\nc\u00e9" {
+		t.Errorf("Unquote = %q, %v", s, ok)
+	}
+}
+
+func checkUnquote(t *testing.T, v []byte) {
+	t.Helper()
+	if !json.Valid(v) {
+		return // Unquote reads strings of JSON documents
+	}
+	got, ok := Unquote(v)
+	if !ok {
+		return
+	}
+	var want string
+	if err := json.Unmarshal(v, &want); err != nil {
+		t.Fatalf("Unquote(%q) = %q, but encoding/json refuses it: %v", v, got, err)
+	}
+	if got != want {
+		t.Fatalf("Unquote(%q) = %q, encoding/json gives %q", v, got, want)
+	}
+}
+
+// FuzzUnquote: whatever Unquote decodes, encoding/json decodes the same.
+func FuzzUnquote(f *testing.F) {
+	for _, c := range unquoteCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		checkUnquote(t, v)
+		checkUnquote(t, append(append([]byte{'"'}, v...), '"'))
+	})
+}
