@@ -2,6 +2,7 @@ package target
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
@@ -23,21 +24,7 @@ type plainResult struct {
 // encoding/json's repairs (jsonscan.Unquote).
 func scanToolResult(raw []byte) (plainResult, bool) {
 	var res plainResult
-	ok, seen := true, map[string]bool{}
-	scanned := jsonscan.EachMember(raw, func(k, v []byte) {
-		if !ok {
-			return
-		}
-		name, known := knownMember(k, "isError", "content", "resultType", "inputRequests", "requestState", "structuredContent")
-		if !known {
-			ok = name == "" // an unknown member: skipped, as encoding/json does
-			return
-		}
-		if seen[name] {
-			ok = false
-			return
-		}
-		seen[name] = true
+	ok := scanMembers(raw, func(name string, v []byte) bool {
 		switch name {
 		case "isError":
 			switch string(v) {
@@ -45,10 +32,10 @@ func scanToolResult(raw []byte) (plainResult, bool) {
 				res.IsError = true
 			case "false", "null":
 			default:
-				ok = false
+				return false
 			}
 		case "content":
-			ok = scanBlocks(v, &res.Content)
+			return scanBlocks(v, &res.Content)
 		case "resultType":
 			res.ResultType = v
 		case "inputRequests":
@@ -58,29 +45,35 @@ func scanToolResult(raw []byte) (plainResult, bool) {
 		case "structuredContent":
 			res.StructuredContent = v
 		}
-	})
-	return res, scanned && ok
+		return true
+	}, "isError", "content", "resultType", "inputRequests", "requestState", "structuredContent")
+	return res, ok
 }
 
-// knownMember returns which of names the member name k is, and whether it
-// is one. A name encoding/json would match to one of them otherwise (in
-// another case, or with an escape) is returned as "?" and not known, so
-// that the caller gives up.
-func knownMember(k []byte, names ...string) (string, bool) {
-	for _, n := range names {
-		if string(k) == n {
-			return n, true
+// scanMembers calls read with each member of obj named one of names (each
+// at most once), skipping the others. It reports false when obj is not an
+// object, read returns false, a member is given twice, or a member's name
+// is one of names in another case or with an escape (which encoding/json
+// would match).
+func scanMembers(obj []byte, read func(name string, v []byte) bool, names ...string) bool {
+	ok := true
+	var seen uint64
+	scanned := jsonscan.EachMember(obj, func(k, v []byte) {
+		if !ok {
+			return
 		}
-	}
-	if bytes.IndexByte(k, '\\') >= 0 {
-		return "?", false
-	}
-	for _, n := range names {
-		if bytes.EqualFold(k, []byte(n)) {
-			return "?", false
+		i := slices.IndexFunc(names, func(n string) bool { return string(k) == n })
+		switch {
+		case i >= 0 && seen&(1<<i) == 0:
+			seen |= 1 << i
+			ok = read(names[i], v)
+		case i >= 0:
+			ok = false // given twice
+		case bytes.IndexByte(k, '\\') >= 0 || slices.ContainsFunc(names, func(n string) bool { return bytes.EqualFold(k, []byte(n)) }):
+			ok = false
 		}
-	}
-	return "", false
+	})
+	return scanned && ok
 }
 
 // scanBlocks reads the content array v into blocks.
@@ -91,17 +84,14 @@ func scanBlocks(v []byte, blocks *[]wireBlock) bool {
 	if len(v) == 0 || v[0] != '[' {
 		return false
 	}
-	out := []wireBlock{}
-	ok := jsonscan.EachElement(v, func(e []byte) {
+	out, ok := []wireBlock{}, true
+	scanned := jsonscan.EachElement(v, func(e []byte) {
 		var b wireBlock
-		if ok := scanBlock(e, &b); !ok {
-			out = nil
-		}
-		if out != nil {
+		if ok = ok && scanBlock(e, &b); ok {
 			out = append(out, b)
 		}
 	})
-	if !ok || out == nil {
+	if !scanned || !ok {
 		return false
 	}
 	*blocks = out
@@ -113,39 +103,23 @@ func scanBlock(e []byte, b *wireBlock) bool {
 	if string(e) == "null" {
 		return true
 	}
-	ok, seen := true, map[string]bool{}
-	scanned := jsonscan.EachMember(e, func(k, v []byte) {
-		if !ok {
-			return
-		}
-		name, known := knownMember(k, "type", "text", "uri", "mimeType", "name", "description", "resource")
-		if !known {
-			ok = name == ""
-			return
-		}
-		if seen[name] {
-			ok = false
-			return
-		}
-		seen[name] = true
+	return scanMembers(e, func(name string, v []byte) bool {
 		switch name {
 		case "type":
-			ok = scanString(v, &b.Type)
+			return scanString(v, &b.Type)
 		case "text":
-			ok = scanString(v, &b.Text)
+			return scanString(v, &b.Text)
 		case "uri":
-			ok = scanString(v, &b.URI)
+			return scanString(v, &b.URI)
 		case "mimeType":
-			ok = scanString(v, &b.MIMEType)
+			return scanString(v, &b.MIMEType)
 		case "name":
-			ok = scanString(v, &b.Name)
+			return scanString(v, &b.Name)
 		case "description":
-			ok = scanString(v, &b.Description)
-		case "resource":
-			ok = scanResource(v, b)
+			return scanString(v, &b.Description)
 		}
-	})
-	return scanned && ok
+		return scanResource(v, b)
+	}, "type", "text", "uri", "mimeType", "name", "description", "resource")
 }
 
 // scanResource reads an embedded resource's uri, mimeType and text.
@@ -153,31 +127,15 @@ func scanResource(v []byte, b *wireBlock) bool {
 	if string(v) == "null" {
 		return true
 	}
-	ok, seen := true, map[string]bool{}
-	scanned := jsonscan.EachMember(v, func(k, v []byte) {
-		if !ok {
-			return
-		}
-		name, known := knownMember(k, "uri", "mimeType", "text")
-		if !known {
-			ok = name == ""
-			return
-		}
-		if seen[name] {
-			ok = false
-			return
-		}
-		seen[name] = true
+	return scanMembers(v, func(name string, v []byte) bool {
 		switch name {
 		case "uri":
-			ok = scanString(v, &b.Resource.URI)
+			return scanString(v, &b.Resource.URI)
 		case "mimeType":
-			ok = scanString(v, &b.Resource.MIMEType)
-		case "text":
-			ok = scanString(v, &b.Resource.Text)
+			return scanString(v, &b.Resource.MIMEType)
 		}
-	})
-	return scanned && ok
+		return scanString(v, &b.Resource.Text)
+	}, "uri", "mimeType", "text")
 }
 
 // scanString reads a string member (null leaves it as it is).

@@ -54,6 +54,32 @@ func scanned(chains []*storage.Chain, f storage.Filter) []string {
 	return sessionIDs(out)
 }
 
+// listUntilDone calls list again and again until wg's goroutines are
+// done, and once more after.
+func listUntilDone(wg *sync.WaitGroup, list func()) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for {
+		select {
+		case <-done:
+			list()
+			return
+		default:
+		}
+		list()
+	}
+}
+
+// checkLists compares each List of filters with a scan of chains.
+func checkLists(t *testing.T, reg *storage.Registry, chains []*storage.Chain, filters []storage.Filter, when string) {
+	t.Helper()
+	for _, f := range filters {
+		if got, want := sessionIDs(reg.List(f)), scanned(chains, f); !slices.Equal(got, want) {
+			t.Fatalf("%s: List(%+v) = %v, a scan of every session gives %v", when, f, got, want)
+		}
+	}
+}
+
 func sessionIDs(ss []storage.Session) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
@@ -85,14 +111,7 @@ func TestListByTagsFindsTagsGivenAfterRegistration(t *testing.T) {
 	}
 	filters = append(filters, storage.Filter{AnyTags: []string{"project:a", "task:x", "aspect:z"}},
 		storage.Filter{AnyTags: []string{"project:b", "other"}, Search: "title 2"}, storage.Filter{AnyTags: []string{"never"}})
-	check := func(round string) {
-		t.Helper()
-		for _, f := range filters {
-			if got, want := sessionIDs(reg.List(f)), scanned(chains, f); !slices.Equal(got, want) {
-				t.Fatalf("%s: List(%+v) = %v, a scan of every session gives %v", round, f, got, want)
-			}
-		}
-	}
+	check := func(round string) { t.Helper(); checkLists(t, reg, chains, filters, round) }
 	check("as registered")
 	for round := range 4 {
 		for i, c := range chains {
@@ -134,18 +153,11 @@ func TestListByTagsRacesTagChanges(t *testing.T) {
 			}
 		})
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	for listing := true; listing; {
-		select {
-		case <-done:
-			listing = false
-		default:
-		}
+	listUntilDone(&wg, func() {
 		if !slices.Contains(sessionIDs(reg.List(storage.Filter{AnyTags: []string{"t"}})), "steady") {
 			t.Fatal("a session that carried the tag all along was not listed")
 		}
-	}
+	})
 	// Every registered chain that carries the tag now is listed.
 	var want []string
 	for _, c := range reg.All() {
@@ -217,14 +229,7 @@ func TestListPageFollowsEveryUpdate(t *testing.T) {
 		chains = append(chains, c)
 	}
 	pages := []storage.Filter{{Limit: 1}, {Limit: 21}, {Limit: 199}, {Limit: 200}, {Limit: 500}}
-	check := func(step string) {
-		t.Helper()
-		for _, f := range pages {
-			if got, want := sessionIDs(reg.List(f)), scanned(chains, f); !slices.Equal(got, want) {
-				t.Fatalf("%s: List(%+v) = %v, a scan of every session gives %v", step, f, got, want)
-			}
-		}
-	}
+	check := func(step string) { t.Helper(); checkLists(t, reg, chains, pages, step) }
 	check("as registered")
 	for step := range 3000 {
 		i := rng.IntN(len(chains))
@@ -281,18 +286,11 @@ func TestListPageRacesUpdates(t *testing.T) {
 			}
 		})
 	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	for listing := true; listing; {
-		select {
-		case <-done:
-			listing = false
-		default:
-		}
+	listUntilDone(&wg, func() {
 		if page := reg.List(storage.Filter{Limit: 21}); len(page) > 21 {
 			t.Fatalf("a page of %d sessions", len(page))
 		}
-	}
+	})
 	if len(reg.All()) != len(chains) {
 		t.Fatalf("%d chains registered, %d made", len(reg.All()), len(chains))
 	}
