@@ -203,6 +203,9 @@ Flags:
 	}
 	spec := tf.spec()
 	spec.Process = !*inProcess
+	// The sessions reach the in-process sidecar without a socket: that hop
+	// is the harness's own cost (docs/load.md).
+	spec.HopInMemory = true
 	if err := spec.Validate(); err != nil {
 		return bad(err)
 	}

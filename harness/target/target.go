@@ -11,6 +11,7 @@ package target
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os/exec"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -61,6 +62,11 @@ type DialOptions struct {
 	Listen bool
 	// Direct bypasses any decorator (the sidecar) in front of the target.
 	Direct bool
+	// Via, when set, carries an HTTP session's requests instead of
+	// connections to its endpoint, which then gives only the path and the
+	// Host: a proxy this process serves (the sidecar's handler, without
+	// a socket).
+	Via http.RoundTripper
 }
 
 // Target is a server under test.

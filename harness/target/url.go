@@ -77,7 +77,11 @@ func (t *urlTarget) Dial(_ context.Context, _ *transcript.Recorder, o DialOption
 
 // DialHTTP returns a Streamable HTTP client transport to the MCP endpoint.
 func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
-	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger()), transport.WithHTTPBasicClient(httpClientFor(endpoint))}
+	client := httpClientFor(endpoint)
+	if o.Via != nil {
+		client = &http.Client{Transport: countingTransport{inner: o.Via}}
+	}
+	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger()), transport.WithHTTPBasicClient(client)}
 	if o.Listen {
 		// Server-initiated requests reach the client on the GET stream.
 		opts = append(opts, transport.WithContinuousListening())

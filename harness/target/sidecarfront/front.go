@@ -28,12 +28,25 @@ type InProcess interface {
 	Handler() http.Handler
 }
 
+// Options configure a Front.
+type Options struct {
+	// HopInMemory carries the sessions this process dials to the sidecar
+	// without a socket, by calling its handler (sidecar.HandlerTransport);
+	// the sidecar's URL still serves every other client, and its hop to
+	// the target is unchanged. A load run uses it: the client's hop to a
+	// proxy of its own is the harness's cost, which it would otherwise
+	// take from the server's share of the cores.
+	HopInMemory bool
+}
+
 // Front is a target behind the sidecar.
 type Front struct {
 	inner target.Target
 	proxy *sidecar.Proxy
 	lb    *target.Loopback
 	url   string
+	// via carries dialed sessions to the proxy (Options.HopInMemory).
+	via http.RoundTripper
 
 	mu     sync.Mutex
 	stdio  []*sidecar.StdioProxy
@@ -41,7 +54,10 @@ type Front struct {
 }
 
 // Wrap puts the sidecar in front of t. Closing the result closes t too.
-func Wrap(t target.Target) (*Front, error) {
+func Wrap(t target.Target) (*Front, error) { return WrapWith(t, Options{}) }
+
+// WrapWith is Wrap with options.
+func WrapWith(t target.Target, o Options) (*Front, error) {
 	f := &Front{inner: t}
 	upstream := t.HTTPBase()
 	if upstream == "" {
@@ -74,6 +90,9 @@ func Wrap(t target.Target) (*Front, error) {
 		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}
 	f.proxy, f.lb, f.url = p, lb, lb.Base+u.Path
+	if o.HopInMemory {
+		f.via = sidecar.HandlerTransport(p.Handler())
+	}
 	if err := f.awaitReady(lb.Base + "/readyz"); err != nil {
 		f.closeProxy()
 		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
@@ -122,6 +141,9 @@ func (f *Front) Dial(ctx context.Context, rec *transcript.Recorder, o target.Dia
 	case o.Direct:
 		return f.inner.Dial(ctx, rec, o)
 	case f.url != "":
+		if f.via != nil {
+			o.Via = f.via
+		}
 		return target.DialHTTP(f.url, o)
 	default:
 		return f.stdioThroughSidecar(rec)

@@ -45,6 +45,9 @@ type Spec struct {
 	Process bool
 	// Direct talks to the target without the sidecar.
 	Direct bool
+	// HopInMemory carries this process's sessions to the sidecar without
+	// a socket (sidecarfront.Options.HopInMemory).
+	HopInMemory bool
 	// Era is the MCP wire era connections to the target speak unless they
 	// name one ("": 2025-11-25; target.InEra).
 	Era target.Era
@@ -120,7 +123,7 @@ func (s Spec) Open(ctx context.Context) (target.Target, error) {
 		return t, err
 	}
 	if !s.Direct {
-		f, err := sidecarfront.Wrap(t)
+		f, err := sidecarfront.WrapWith(t, sidecarfront.Options{HopInMemory: s.HopInMemory})
 		if err != nil {
 			t.Close()
 			return nil, err
