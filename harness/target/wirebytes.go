@@ -39,13 +39,16 @@ type countingTransport struct{ inner http.RoundTripper }
 // RoundTrip carries req, counting its body and its response's.
 func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := wireBytesOf(req.URL.Host)
+	_, traced := t.inner.(*http.Transport) // calls a request's httptrace hooks
 	switch {
-	case req.ContentLength > 0:
+	case req.ContentLength > 0 && traced:
 		// A body of known length goes as it is: net/http sends the
 		// headers and an in-memory body (what mcp-go's transport gives)
 		// in one write, but a wrapped body after a write of the headers
 		// of its own, a second system call on both ends of every call.
-		// It counts once written in full, answered or not.
+		// It counts once written in full, answered or not. (Another
+		// carrier, such as a handler in this process, reads the body
+		// through the counter below at no such cost.)
 		n := req.ContentLength
 		trace := &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) {
 			if i.Err == nil {

@@ -13,8 +13,8 @@ import (
 
 // TestAHopInMemoryNeedsNoSocket checks Options.HopInMemory: with the
 // proxy's listener closed, a session dialed through the front still reaches
-// the server through the proxy, which counts its calls; without the option
-// it cannot connect.
+// the server through the proxy, which counts its calls, and the harness
+// counts the bodies; without the option it cannot connect.
 func TestAHopInMemoryNeedsNoSocket(t *testing.T) {
 	for _, inMemory := range []bool{true, false} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -31,6 +31,7 @@ func TestAHopInMemoryNeedsNoSocket(t *testing.T) {
 		if err := f.CloseListener(); err != nil {
 			t.Fatal(err)
 		}
+		sent0, received0 := target.WireBytes(f.HTTPBase())
 		c, err := target.Connect(ctx, f, transcript.Discard(), target.ConnOptions{})
 		if !inMemory {
 			if err == nil {
@@ -49,6 +50,10 @@ func TestAHopInMemoryNeedsNoSocket(t *testing.T) {
 		}
 		if n := f.Counts().Method("tools/call"); n != 1 {
 			t.Errorf("the proxy counted %d tools/call, want 1", n)
+		}
+		// The bodies are counted as over a socket.
+		if sent, received := target.WireBytes(f.HTTPBase()); sent <= sent0 || received <= received0 {
+			t.Errorf("the harness counted %d bytes sent and %d received over the hop in memory", sent-sent0, received-received0)
 		}
 	}
 }
