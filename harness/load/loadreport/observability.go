@@ -24,20 +24,8 @@ func (r *Report) observabilityLine() string {
 		}
 		return "observability " + r.ObservabilityNote + "\n"
 	}
-	passed, na := 0, 0
-	for _, c := range r.Observability {
-		switch {
-		case c.NotApplicable:
-			na++
-		case c.Passed:
-			passed++
-		}
-	}
-	line := fmt.Sprintf("observability: %d of %d checks passed in Prometheus (every dashboard panel query and alert rule returns data; the watcher's own calls)", passed, len(r.Observability)-na)
-	if na > 0 {
-		line += fmt.Sprintf(", %d not applicable", na)
-	}
-	line += "\n"
+	a, _ := r.observabilityAxis()
+	line := "observability: " + a.Summary + "\n"
 	for _, c := range r.Observability {
 		switch {
 		case c.NotApplicable:
