@@ -15,9 +15,11 @@ import (
 // It is a log of the items' update times in the reverse of List's order: an
 // item whose update time changes gets a new entry at the end and its old
 // one is cleared. A store mostly sets an update time to the present, so the
-// log stays in order; an entry that does not belong at the end (a session
-// loaded from storage, or a clock that went back) marks it out of order,
-// and the next read sorts it. The log is compacted when it holds more
+// log stays in order. An entry that belongs a few entries from the end (an
+// update in the same millisecond as the last ones, of an item added
+// earlier) is put in its place; one that belongs further back (a session
+// loaded from storage, or a clock that went back) marks the log out of
+// order, and the next read sorts it. The log is compacted when it holds more
 // cleared entries than live ones, so it never holds more than about two
 // entries per item.
 //
@@ -91,12 +93,36 @@ func (r *Recency[T]) Newest() iter.Seq[T] {
 	}
 }
 
+// nearby is how far from the end of the log append still puts an entry in
+// its place: updates made in the same instant (the times have a resolution
+// of a millisecond) land a few entries from the end, ordered by the order
+// the items were added, and placing them costs those few entries, where
+// marking the log out of order cost the next read a sort of every session.
+const nearby = 32
+
 func (r *Recency[T]) append(e recent[T]) {
-	if n := len(r.log); n > 0 && r.log[n-1].before(&e) {
-		r.unsorted = true
+	n := len(r.log)
+	p := n
+	for p > 0 && n-p < nearby && r.log[p-1].before(&e) {
+		p--
 	}
-	r.at[e.item] = len(r.log)
+	if p > 0 && r.log[p-1].before(&e) {
+		// Far from the end (a session loaded from storage, a clock that
+		// went back): the next read sorts the log.
+		r.unsorted = true
+		p = n
+	}
 	r.log = append(r.log, e)
+	if p < n {
+		copy(r.log[p+1:], r.log[p:n])
+		r.log[p] = e
+		for i := p + 1; i <= n; i++ {
+			if r.log[i].live {
+				r.at[r.log[i].item] = i
+			}
+		}
+	}
+	r.at[e.item] = p
 }
 
 // compact drops the cleared entries and puts the log in order.

@@ -27,7 +27,8 @@ func TestTwoStoresOneSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Append(storage.Entry{Thought: "one"})
-	if got := b.List(storage.Filter{}); len(got) != 1 || got[0].ID != c.ID() {
+	// Nothing flushed: b reads the session, title and all, from a's journal.
+	if got := b.List(storage.Filter{}); len(got) != 1 || got[0].ID != c.ID() || got[0].Title != "shared" {
 		t.Fatalf("b lists %v", got)
 	}
 	var busy *storage.BusyError
