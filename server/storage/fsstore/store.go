@@ -212,9 +212,8 @@ func (s *Store) ensureConfig() error {
 // SessionsDir returns the directory holding the project's sessions.
 func (s *Store) SessionsDir() string { return s.sessionsDir }
 
-// Create starts a new session, writes its directory and journal (its
-// manifest follows with its first thoughts), and holds it open for writing
-// (see Open).
+// Create starts a new session, writes its directory, journal and manifest,
+// and holds it open for writing (see Open).
 func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	now := s.now()
 	ts := storage.FormatTime(now)
@@ -249,6 +248,12 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 		// The new directory entries must reach the disk with the journal.
 		err = errors.Join(fsyncPath(dir), fsyncPath(filepath.Dir(dir)), fsyncPath(s.sessionsDir))
 	}
+	if err == nil {
+		// The manifest is written now, not with the first thoughts: a
+		// session directory without one is not a session to a reader of
+		// the layout (features/durability.feature reads it after a kill).
+		err = sf.materialize()
+	}
 	if err != nil {
 		sf.mu.Lock()
 		_ = sf.closeJournal()
@@ -263,11 +268,6 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	s.files[id] = sf
 	s.mu.Unlock()
 	s.reg.Add(c)
-	// The manifest follows with the background writer, or the first flush:
-	// until then the journal is the session (a store that reads it,
-	// in this process after a crash or in another, reads the journal), as
-	// it is for the thoughts the manifest does not list yet.
-	sf.wake()
 	return c, nil
 }
 

@@ -15,7 +15,7 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	if !storage.ValidContextID(id) {
 		return fmt.Errorf("context %q: %w", id, storage.ErrContextNotFound)
 	}
-	_, err := s.db.Exec(`INSERT INTO contexts(id, state, used) VALUES (?, ?, ?)
+	_, err := s.exec(`INSERT INTO contexts(id, state, used) VALUES (?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET state = excluded.state, used = excluded.used`, id, string(state), used.UnixNano())
 	return err
 }
@@ -27,7 +27,7 @@ func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 	}
 	var state string
 	var used int64
-	err := s.db.QueryRow(`SELECT state, used FROM contexts WHERE id = ?`, id).Scan(&state, &used)
+	err := s.queryRow(`SELECT state, used FROM contexts WHERE id = ?`, id).Scan(&state, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, time.Time{}, fmt.Errorf("context %s: %w", id, storage.ErrContextNotFound)
 	}
@@ -39,14 +39,14 @@ func (s *Store) GetContext(id string) ([]byte, time.Time, error) {
 
 // DeleteContext removes the context (storage.ContextStore).
 func (s *Store) DeleteContext(id string) error {
-	_, err := s.db.Exec(`DELETE FROM contexts WHERE id = ?`, id)
+	_, err := s.exec(`DELETE FROM contexts WHERE id = ?`, id)
 	return err
 }
 
 // ExpireContexts deletes the contexts last used before cutoff
 // (storage.ContextStore).
 func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
-	res, err := s.db.Exec(`DELETE FROM contexts WHERE used < ?`, cutoff.UnixNano())
+	res, err := s.exec(`DELETE FROM contexts WHERE used < ?`, cutoff.UnixNano())
 	if err != nil {
 		return 0, err
 	}

@@ -19,7 +19,7 @@ import (
 // index was last refreshed.
 func (s *Store) changedElsewhere() bool {
 	var v int64
-	if err := s.db.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil {
+	if err := s.queryRow(`PRAGMA data_version`).Scan(&v); err != nil {
 		return true
 	}
 	s.mu.Lock()
@@ -38,13 +38,13 @@ func (s *Store) refreshIndex() error {
 	s.idxMu.Lock()
 	defer s.idxMu.Unlock()
 	var version int64
-	if err := s.db.QueryRow(`PRAGMA data_version`).Scan(&version); err != nil {
+	if err := s.queryRow(`PRAGMA data_version`).Scan(&version); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	from := s.knownRev
 	s.mu.Unlock()
-	rows, err := s.db.Query(`SELECT n, id, title, description, tags, created_at, updated_at, last_accessed_at, thought_count, branch_count, seq, rev
+	rows, err := s.query(`SELECT n, id, title, description, tags, created_at, updated_at, last_accessed_at, thought_count, branch_count, seq, rev
 		FROM sessions WHERE rev > ? ORDER BY rev`, from)
 	if err != nil {
 		return err

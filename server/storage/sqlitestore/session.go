@@ -58,7 +58,7 @@ func (st *state) Append(s *storage.Session, n *storage.Node, _ *storage.Node) er
 	pos := st.count + 1
 	seq := st.seq + 1
 	err := st.store.commit(st.id, st.seq, seq, s, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO thoughts (session_id, pos, node) VALUES (?, ?, ?)`,
+		_, err := st.store.txExec(tx, insertThought,
 			st.id, pos, string(n.AppendJSON(nil)))
 		return err
 	})
@@ -83,11 +83,11 @@ func (st *state) Rewrite(s *storage.Session, n *storage.Node) error {
 	}
 	seq := st.seq + 1
 	err := st.store.commit(st.id, st.seq, seq, s, func(tx *sql.Tx) error {
-		if _, err := tx.Exec(`UPDATE thoughts SET node = ? WHERE session_id = ? AND pos = ?`,
+		if _, err := st.store.txExec(tx, updateThought,
 			string(n.AppendJSON(nil)), st.id, pos); err != nil {
 			return err
 		}
-		_, err := tx.Exec(`INSERT INTO rewrites (session_id, seq, pos) VALUES (?, ?, ?)`, st.id, seq, pos)
+		_, err := st.store.txExec(tx, insertRewrite, st.id, seq, pos)
 		return err
 	})
 	if err != nil {
@@ -103,7 +103,7 @@ func (st *state) takeOver() error {
 	st.syncMu.Lock()
 	defer st.syncMu.Unlock()
 	var seq int64
-	err := st.store.db.QueryRow(`SELECT seq FROM sessions WHERE id = ?`, st.id).Scan(&seq)
+	err := st.store.queryRow(`SELECT seq FROM sessions WHERE id = ?`, st.id).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return storage.NotFound(st.id)
 	}
@@ -222,7 +222,7 @@ func (st *state) readChanges(seq int64) error {
 
 // readNodes runs a query of (pos, node) rows.
 func (s *Store) readNodes(query string, args ...any) ([]storedNode, error) {
-	rows, err := s.db.Query(query, args...)
+	rows, err := s.query(query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +292,7 @@ func (s *Store) readSession(id string) (sessionRow, int64, error) {
 	var n int64
 	var desc sql.NullString
 	var tags string
-	err := s.db.QueryRow(`SELECT n, title, description, tags, created_at, updated_at, last_accessed_at, thought_count, branch_count, seq
+	err := s.queryRow(`SELECT n, title, description, tags, created_at, updated_at, last_accessed_at, thought_count, branch_count, seq
 		FROM sessions WHERE id = ?`, id).Scan(&n, &r.sess.Title, &desc, &tags, &r.sess.CreatedAt, &r.sess.UpdatedAt,
 		&r.sess.LastAccessedAt, &r.sess.ThoughtCount, &r.sess.BranchCount, &r.seq)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -331,8 +331,7 @@ func (s *Store) commit(id string, oldSeq, newSeq int64, sess *storage.Session, w
 	if err != nil {
 		return err
 	}
-	res, err := tx.Exec(`UPDATE sessions SET title = ?, description = ?, tags = ?, updated_at = ?, last_accessed_at = ?,
-		thought_count = ?, branch_count = ?, seq = ?, rev = (SELECT COALESCE(MAX(rev), 0) + 1 FROM sessions) WHERE id = ? AND seq = ?`,
+	res, err := s.txExec(tx, updateSession,
 		sess.Title, desc, string(tags), sess.UpdatedAt, sess.LastAccessedAt, sess.ThoughtCount, sess.BranchCount, newSeq, id, oldSeq)
 	if err == nil {
 		if n, _ := res.RowsAffected(); n != 1 {

@@ -45,6 +45,7 @@ type Store struct {
 	lockWait time.Duration
 	fullSync bool
 	ckpt     *checkpointer
+	stmts    statements
 
 	// loadMu serialises reading a session's thoughts for the first time,
 	// so that every caller gets the same chain.
@@ -150,6 +151,11 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	if s.db, err = openDB(s.path, s.fullSync); err != nil {
 		return nil, err
 	}
+	s.stmts.db = s.db
+	if err := s.stmts.prepare(txStatements...); err != nil {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("prepare the store's statements: %w", err)
+	}
 	s.ckpt = startCheckpointer(s.path, s.db)
 	// The index is read in the background, so that the start does not
 	// wait for it and the first List usually does not either.
@@ -183,7 +189,7 @@ func (s *Store) Create(p storage.CreateParams) (*storage.Chain, error) {
 	if ok, err := st.lock.acquire(0); !ok || err != nil {
 		return nil, fmt.Errorf("cannot lock the new session: %v", err)
 	}
-	res, err := s.db.Exec(`INSERT INTO sessions (id, title, description, tags, created_at, updated_at, last_accessed_at, rev)
+	res, err := s.exec(`INSERT INTO sessions (id, title, description, tags, created_at, updated_at, last_accessed_at, rev)
 		VALUES (?, ?, NULL, ?, ?, ?, ?, (SELECT COALESCE(MAX(rev), 0) + 1 FROM sessions))`,
 		sess.ID, sess.Title, string(tagJSON), ts, ts, ts)
 	if err != nil {
@@ -334,7 +340,7 @@ func (s *Store) Close() error {
 		}
 		st.ownMu.Unlock()
 	}
-	return errors.Join(s.ckpt.close(), s.db.Close())
+	return errors.Join(s.ckpt.close(), s.stmts.close(), s.db.Close())
 }
 
 var (
