@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,23 @@ type contexts struct {
 	// sweeping marks a sweep under way.
 	swept    atomic.Int64
 	sweeping atomic.Bool
+
+	// decoded is, per context, the state its stored form last decoded to
+	// (or was encoded from), used again while the store hands back the
+	// same form: a context is read on every 2026-era call and mostly
+	// unchanged. It is cleared whenever it holds maxDecoded contexts.
+	decodedMu sync.Mutex
+	decoded   map[string]loadedContext
+}
+
+// maxDecoded bounds contexts.decoded.
+const maxDecoded = 4096
+
+// loadedContext is a context's state as it was read: decoded, and in the
+// form the store holds it.
+type loadedContext struct {
+	st  gateway.State
+	raw []byte
 }
 
 func newContexts(store storage.Store, timeout time.Duration, t *table) *contexts {
@@ -61,29 +79,77 @@ func (c *contexts) lock(id string) func() { return c.table.lockContext(id) }
 // minted, or expired.
 var errContextUnknown = errors.New("unknown or expired context")
 
-// load returns the stored state of context id, and its stored form (for
+// load returns the stored state of context id, with its stored form (for
 // save); an expired context is forgotten and reported unknown.
-func (c *contexts) load(id string) (gateway.State, []byte, error) {
-	var st gateway.State
+func (c *contexts) load(id string) (loadedContext, error) {
 	raw, used, err := c.store.GetContext(id)
 	if errors.Is(err, storage.ErrContextNotFound) {
-		return st, nil, errContextUnknown
+		return loadedContext{}, errContextUnknown
 	}
 	if err != nil {
-		return st, nil, err
+		return loadedContext{}, err
 	}
 	if c.timeout > 0 && c.now().Sub(used) > c.timeout {
 		_ = c.store.DeleteContext(id)
-		return st, nil, errContextUnknown
+		c.remember(id, nil)
+		return loadedContext{}, errContextUnknown
 	}
+	if known, ok := c.known(id, raw); ok {
+		return known, nil
+	}
+	var st gateway.State
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return st, nil, fmt.Errorf("context %s is damaged: %w", id, err)
+		return loadedContext{}, fmt.Errorf("context %s is damaged: %w", id, err)
 	}
-	return st, raw, nil
+	l := loadedContext{st: st, raw: bytes.Clone(raw)}
+	c.remember(id, &l)
+	return l, nil
 }
 
-// save stores the state of context id, used now; stored is the form load
-// read (nil for a new context). A state that did not change only moves
+// known returns the state raw decoded to the last time context id was read
+// or written in this form.
+func (c *contexts) known(id string, raw []byte) (loadedContext, bool) {
+	c.decodedMu.Lock()
+	defer c.decodedMu.Unlock()
+	l, ok := c.decoded[id]
+	if !ok || !bytes.Equal(l.raw, raw) {
+		return loadedContext{}, false
+	}
+	if l.st.Root != nil {
+		r := *l.st.Root // the caller's own copy
+		l.st.Root = &r
+	}
+	return l, true
+}
+
+// remember records what context id's stored form decodes to (nil: forget
+// it).
+func (c *contexts) remember(id string, l *loadedContext) {
+	c.decodedMu.Lock()
+	defer c.decodedMu.Unlock()
+	if l == nil {
+		delete(c.decoded, id)
+		return
+	}
+	if c.decoded == nil || len(c.decoded) >= maxDecoded {
+		c.decoded = map[string]loadedContext{}
+	}
+	c.decoded[id] = *l
+}
+
+// sameState reports whether a and b are the same state (a bound root
+// compared by value).
+func sameState(a, b gateway.State) bool {
+	ra, rb := a.Root, b.Root
+	a.Root, b.Root = nil, nil
+	if a != b || (ra == nil) != (rb == nil) {
+		return false
+	}
+	return ra == nil || *ra == *rb
+}
+
+// save stores the state of context id, used now; from is what load read
+// (nil for a new context). A state that did not change only moves
 // the context's idle clock, where the store can do that alone
 // (storage.ContextToucher). Once per session timeout a save (or a create)
 // also has the contexts idle longer than it forgotten, in the background
@@ -96,10 +162,18 @@ func (c *contexts) load(id string) (gateway.State, []byte, error) {
 // took such a write for a change made by the bad input it was judging. The
 // fs store does skip them (fsstore.WithContextTouchResolution): a use moves
 // a file's modification time, which no comparison of contents sees.
-func (c *contexts) save(id string, st gateway.State, stored []byte) error {
-	raw, err := json.Marshal(st)
-	if err != nil {
-		return err
+func (c *contexts) save(id string, st gateway.State, from *loadedContext) error {
+	var raw, stored []byte
+	if from != nil {
+		stored = from.raw
+	}
+	if from != nil && sameState(st, from.st) {
+		raw = stored // unchanged: not encoded again
+	} else {
+		var err error
+		if raw, err = json.Marshal(st); err != nil {
+			return err
+		}
 	}
 	now := c.now()
 	c.sweepNow(now)
@@ -109,7 +183,12 @@ func (c *contexts) save(id string, st gateway.State, stored []byte) error {
 		}
 		// Forgotten meanwhile (expired by another process): stored again.
 	}
-	return c.store.PutContext(id, raw, now)
+	if err := c.store.PutContext(id, raw, now); err != nil {
+		c.remember(id, nil)
+		return err
+	}
+	c.remember(id, &loadedContext{st: st, raw: raw})
+	return nil
 }
 
 // create stores the first state of context id, just minted.
@@ -124,7 +203,11 @@ func (c *contexts) create(id string, st gateway.State) error {
 	}
 	now := c.now()
 	c.sweepNow(now)
-	return creator.CreateContext(id, raw, now)
+	if err := creator.CreateContext(id, raw, now); err != nil {
+		return err
+	}
+	c.remember(id, &loadedContext{st: st, raw: raw})
+	return nil
 }
 
 // sweepNow has the contexts idle longer than the session timeout forgotten,
@@ -240,10 +323,11 @@ func (s *Server) callWithArgs(ctx context.Context, raw json.RawMessage, a callAr
 	}
 	id, named, op := a.contextID, a.named, a.op
 	var conn *gateway.Conn
-	var stored []byte // the context's state as it was loaded
+	var stored *loadedContext // the context's state as it was loaded
 	if named {
 		unlock := s.contexts.lock(id)
-		st, loaded, err := s.contexts.load(id)
+		loaded, err := s.contexts.load(id)
+		st := loaded.st
 		if errors.Is(err, errContextUnknown) {
 			unlock()
 			return unknownContext(id), ""
@@ -257,14 +341,14 @@ func (s *Server) callWithArgs(ctx context.Context, raw json.RawMessage, a callAr
 			// nothing of its context: the context's idle clock is
 			// refreshed now and the context is not held while it runs,
 			// so that its other calls go on meanwhile.
-			if err := s.contexts.save(id, st, loaded); err != nil {
+			if err := s.contexts.save(id, st, &loaded); err != nil {
 				s.log.Error("storing a context failed", "context", id, "err", err)
 			}
 			unlock()
 			return run(s.restoreConn(ctx, id, st, ask)), ""
 		}
 		defer unlock()
-		stored = loaded
+		stored = &loaded
 		conn = s.restoreConn(ctx, id, st, ask)
 	} else {
 		conn = gateway.NewConn(s.newLedger(ctx, ask, ""))
