@@ -167,12 +167,14 @@ func (r *Recorder) Keeps() bool {
 // Path returns the transcript's file path ("" for Discard).
 func (r *Recorder) Path() string { return r.path }
 
-// Add writes an entry, stamping its time.
+// Add counts an entry and writes it, stamping its time (only an entry
+// written has one: formatting it cost a load run's client about 1 % of its
+// CPU for every call of the users whose transcripts keep counts only).
 func (r *Recorder) Add(e Entry) {
 	if r == nil {
 		return
 	}
-	e.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
+	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch e.Kind {
@@ -212,6 +214,7 @@ func (r *Recorder) Add(e Entry) {
 	if r.f == nil || r.err != nil {
 		return
 	}
+	e.Time = now.UTC().Format("2006-01-02T15:04:05.000000Z")
 	line, err := json.Marshal(e)
 	if err != nil {
 		line, _ = json.Marshal(Entry{Time: e.Time, Kind: Warning, Text: "unrecordable entry: " + err.Error()})
