@@ -134,7 +134,12 @@ func (c *contexts) remember(id string, l *loadedContext) {
 	if c.decoded == nil || len(c.decoded) >= maxDecoded {
 		c.decoded = map[string]loadedContext{}
 	}
-	c.decoded[id] = *l
+	kept := *l
+	if kept.st.Root != nil {
+		r := *kept.st.Root // not the caller's
+		kept.st.Root = &r
+	}
+	c.decoded[id] = kept
 }
 
 // sameState reports whether a and b are the same state (a bound root
