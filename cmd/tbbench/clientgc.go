@@ -10,8 +10,8 @@ import (
 // most of what it allocates, and at Go's default (100) its collector cost
 // about a tenth of its CPU time per call on two cores, which it then did
 // not leave the server it measures (docs/load.md, "The client's
-// collector"). The
-// servers it starts keep their own settings: this changes no environment.
+// collector"). The servers it starts keep their own settings: this changes
+// no environment.
 const (
 	clientGCPercent   = 400
 	clientMemoryLimit = 2 << 30

@@ -26,9 +26,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 // Verdicts of a scenario.

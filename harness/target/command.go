@@ -18,8 +18,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
-	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 // CommandOptions configure a server started by command.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
 	"github.com/thoughtbox-bench/tbbench/harness/target/embedded"
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 // TestStoppingAnHTTPServerEndsWhatItLeftBehind: an HTTP server command

@@ -15,8 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
-	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 // FramingDefect says why one line a stdio server wrote to its stdout is not

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
 	"github.com/thoughtbox-bench/tbbench/harness/transcript"
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 func TestFramingDefect(t *testing.T) {

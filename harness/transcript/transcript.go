@@ -174,7 +174,6 @@ func (r *Recorder) Add(e Entry) {
 	if r == nil {
 		return
 	}
-	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch e.Kind {
@@ -214,7 +213,7 @@ func (r *Recorder) Add(e Entry) {
 	if r.f == nil || r.err != nil {
 		return
 	}
-	e.Time = now.UTC().Format("2006-01-02T15:04:05.000000Z")
+	e.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
 	line, err := json.Marshal(e)
 	if err != nil {
 		line, _ = json.Marshal(Entry{Time: e.Time, Kind: Warning, Text: "unrecordable entry: " + err.Error()})

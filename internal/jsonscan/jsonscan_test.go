@@ -56,3 +56,37 @@ func FuzzUnquote(f *testing.F) {
 		checkUnquote(t, append(append([]byte{'"'}, v...), '"'))
 	})
 }
+
+// TestSkipStringEscapes: a quote after an even run of backslashes ends a
+// string, after an odd run it is part of it; an unterminated string is
+// no string.
+func TestSkipStringEscapes(t *testing.T) {
+	for in, want := range map[string]int{
+		`"" x`:               2,
+		`"abc",`:             5,
+		`"a\"b`:              -1,
+		`"a\\"b`:             5,
+		`"a\\\"b"c`:          8,
+		`"{\"k\": \"v\"}" x`: 16,
+		`"\\\\" x`:           6,
+		`"abc`:               -1,
+		`"abc\"`:             -1,
+		`"abc\`:              -1,
+		`"`:                  -1,
+	} {
+		end, ok := SkipString([]byte(in), 0)
+		if want < 0 {
+			if ok {
+				t.Errorf("SkipString(%s) = %d, want no string", in, end)
+			}
+			continue
+		}
+		if !ok || end != want {
+			t.Errorf("SkipString(%s) = %d %v, want %d", in, end, ok, want)
+		}
+		var s string
+		if err := json.Unmarshal([]byte(in[:end]), &s); err != nil {
+			t.Errorf("%s: the string found is not one: %v", in[:end], err)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 // ownGroup starts the server in a process group of its own, unless the
@@ -21,8 +23,6 @@ func ownGroup(cmd *exec.Cmd) bool {
 	return true
 }
 
-// signalGroup sends sig to the process group p leads. Only while p has not
-// been reaped: the group's number is p's pid, which is p's own until then.
-func signalGroup(p *os.Process, sig syscall.Signal) {
-	_ = syscall.Kill(-p.Pid, sig)
-}
+// signalGroup sends sig to the process group p leads, never to a group
+// that was given its number after p was reaped (procgroup.Signal).
+func signalGroup(p *os.Process, sig syscall.Signal) { procgroup.Signal(p, sig) }

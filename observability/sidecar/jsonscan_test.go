@@ -112,40 +112,6 @@ func TestMemberAndHelpers(t *testing.T) {
 	}
 }
 
-// TestSkipStringEscapes: a quote after an even run of backslashes ends a
-// string, after an odd run it is part of it; an unterminated string is
-// no string.
-func TestSkipStringEscapes(t *testing.T) {
-	for in, want := range map[string]int{
-		`"" x`:               2,
-		`"abc",`:             5,
-		`"a\"b`:              -1,
-		`"a\\"b`:             5,
-		`"a\\\"b"c`:          8,
-		`"{\"k\": \"v\"}" x`: 16,
-		`"\\\\" x`:           6,
-		`"abc`:               -1,
-		`"abc\"`:             -1,
-		`"abc\`:              -1,
-		`"`:                  -1,
-	} {
-		end, ok := skipString([]byte(in), 0)
-		if want < 0 {
-			if ok {
-				t.Errorf("skipString(%s) = %d, want no string", in, end)
-			}
-			continue
-		}
-		if !ok || end != want {
-			t.Errorf("skipString(%s) = %d %v, want %d", in, end, ok, want)
-		}
-		var s string
-		if err := json.Unmarshal([]byte(in[:end]), &s); err != nil {
-			t.Errorf("%s: the string found is not one: %v", in[:end], err)
-		}
-	}
-}
-
 func TestSSEParser(t *testing.T) {
 	stream := "event: message\ndata: {\"a\":1}\n\n: comment\n\nid: 7\r\ndata: line1\r\ndata:line2\r\n\r\ndata: x\rdata: y\r\rdata: " +
 		fmt.Sprintf("%0100d", 0) + "\n\ndata: last\n\n"

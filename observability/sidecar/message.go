@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"strconv"
+
+	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
 
 // kind is what a JSON-RPC message is.
@@ -34,7 +36,7 @@ func parseMessage(data []byte) message {
 	var m message
 	var method, id []byte
 	hasMethod := false
-	ok := eachMember(data, func(k, v []byte) {
+	ok := jsonscan.EachMember(data, func(k, v []byte) {
 		switch string(k) {
 		case "method":
 			method, hasMethod = v, true
@@ -77,11 +79,11 @@ func parseMessage(data []byte) message {
 
 // parseBody classifies a POST body: one message, or a batch (JSON array).
 func parseBody(body []byte) (msgs []message, batch bool) {
-	i := skipSpace(body, 0)
+	i := jsonscan.SkipSpace(body, 0)
 	if i >= len(body) || body[i] != '[' {
 		return []message{parseMessage(body)}, false
 	}
-	if !eachElement(body, func(v []byte) { msgs = append(msgs, parseMessage(v)) }) {
+	if !jsonscan.EachElement(body, func(v []byte) { msgs = append(msgs, parseMessage(v)) }) {
 		return []message{{}}, true
 	}
 	return msgs, true

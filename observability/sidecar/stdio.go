@@ -39,10 +39,8 @@ type StdioProxy struct {
 	probes  map[string]time.Time // probe pings awaiting their answer
 
 	// group is true when the server leads a process group of its own
-	// (ownGroup): stop signals the group. waiting is set once Run waits for
-	// the server, which reaps it: the group is not signalled after that.
+	// (ownGroup): stop signals the group.
 	group       bool
-	waiting     atomic.Bool
 	initialized atomic.Bool
 	running     atomic.Bool
 	closing     atomic.Bool
@@ -128,7 +126,6 @@ func (s *StdioProxy) Run(ctx context.Context, in io.Reader, out io.Writer) error
 		go s.probeLoop(done)
 	}
 	s.pumpOut(stdout, out)
-	s.waiting.Store(true)
 	err = s.cmd.Wait()
 	close(done)
 	s.running.Store(false)
@@ -154,11 +151,10 @@ func (s *StdioProxy) stop() {
 		return
 	}
 	signal := func(sig syscall.Signal) {
-		switch {
-		case !s.group:
-			_ = p.Signal(sig)
-		case !s.waiting.Load():
+		if s.group {
 			signalGroup(p, sig)
+		} else {
+			_ = p.Signal(sig)
 		}
 	}
 	signal(syscall.SIGTERM)

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
 
 // Trace context travels in a request's params._meta, as the MCP semantic
@@ -34,7 +36,7 @@ func (metaCarrier) Set(string, string) {}
 // Keys returns the member names.
 func (m metaCarrier) Keys() []string {
 	var keys []string
-	eachMember(m, func(k, _ []byte) { keys = append(keys, string(k)) })
+	jsonscan.EachMember(m, func(k, _ []byte) { keys = append(keys, string(k)) })
 	return keys
 }
 
@@ -182,7 +184,7 @@ func (t *telemetry) metaEdits(buf []byte, m *message, sc trace.SpanContext) []ed
 		return s
 	}
 	if m.params == nil {
-		at := offsetIn(buf, m.raw) + skipSpace(m.raw, 0) + 1
+		at := offsetIn(buf, m.raw) + jsonscan.SkipSpace(m.raw, 0) + 1
 		return []edit{{at: at, ins: `"params":{"_meta":{` + joined(fresh, false) + `}},`}}
 	}
 	if !isObject(m.params) {
@@ -190,7 +192,7 @@ func (t *telemetry) metaEdits(buf []byte, m *message, sc trace.SpanContext) []ed
 	}
 	meta := member(m.params, "_meta")
 	if meta == nil {
-		at := offsetIn(buf, m.params) + skipSpace(m.params, 0) + 1
+		at := offsetIn(buf, m.params) + jsonscan.SkipSpace(m.params, 0) + 1
 		return []edit{{at: at, ins: `"_meta":{` + joined(fresh, false) + `}` + comma(!isEmptyObject(m.params))}}
 	}
 	if !isObject(meta) {
@@ -209,19 +211,19 @@ func (t *telemetry) metaEdits(buf []byte, m *message, sc trace.SpanContext) []ed
 		}
 	}
 	if len(added) > 0 {
-		at := offsetIn(buf, meta) + skipSpace(meta, 0) + 1
+		at := offsetIn(buf, meta) + jsonscan.SkipSpace(meta, 0) + 1
 		edits = append(edits, edit{at: at, ins: joined(added, !isEmptyObject(meta))})
 	}
 	return edits
 }
 
 // isObject reports whether v is a JSON object that scans cleanly.
-func isObject(v []byte) bool { return eachMember(v, func(_, _ []byte) {}) }
+func isObject(v []byte) bool { return jsonscan.EachMember(v, func(_, _ []byte) {}) }
 
 // isEmptyObject reports whether v is {}.
 func isEmptyObject(v []byte) bool {
 	empty := true
-	eachMember(v, func(_, _ []byte) { empty = false })
+	jsonscan.EachMember(v, func(_, _ []byte) { empty = false })
 	return empty
 }
 

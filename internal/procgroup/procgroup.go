@@ -1,9 +1,11 @@
-// Package procgroup signals the process groups the harness's children lead,
-// and never a group that has since been given the same number.
+// Package procgroup signals the process groups the harness's and the
+// sidecar's children lead, and never a group that has since been given the
+// same number.
 //
 // The harness starts its servers, and the official suite's CLI, each in a
-// process group of its own (Setpgid), and ends one by signalling the group:
-// that reaches whatever the process started too. The group's id is the
+// process group of its own (Setpgid), and so does the stdio sidecar with the
+// server it relays; each ends one by signalling the group: that reaches
+// whatever the process started too. The group's id is the
 // leader's pid. While the leader has not been reaped, that pid is its own;
 // once it has (its Wait returned), the kernel may give the number to a new
 // process, and with a pid_max of 32768 a busy machine comes round to it

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/thoughtbox-bench/tbbench/harness/procgroup"
+	"github.com/thoughtbox-bench/tbbench/internal/procgroup"
 )
 
 // leader starts argv in a process group of its own.
