@@ -171,35 +171,38 @@ type wireBlock struct {
 // blocks for the transcript (every block, also after one that is not an
 // object, which the result's error reports). Without raw the blocks keep
 // no raw JSON and their summaries no size (a transcript that keeps no
-// file needs neither), which takes one read of the result instead of two.
+// file needs neither). A result of well-formed blocks is read in one pass
+// (scanToolResult); anything else the long way, with encoding/json, which
+// names the fault.
 func decodeToolResult(raw json.RawMessage, withRaw bool) (ToolResult, []transcript.BlockInfo, error) {
-	if !withRaw {
-		res, ok := scanToolResult(raw)
-		if !ok {
-			res = plainResult{}
-			ok = json.Unmarshal(raw, &res) == nil
-		}
-		if ok {
-			out := ToolResult{IsError: res.IsError, Raw: raw, Blocks: make([]Block, 0, len(res.Content)), modern: res.modernMembers.read()}
-			infos := make([]transcript.BlockInfo, 0, len(res.Content))
-			for i := range res.Content {
-				wire := &res.Content[i]
-				info := transcript.BlockInfo{Type: wire.Type, URI: wire.URI}
-				if info.URI == "" {
-					info.URI = wire.Resource.URI
-				}
-				info.Unknown = !transcript.KnownBlockTypes[info.Type]
-				infos = append(infos, info)
-				b := wire.Block
-				if b.Type == "resource" {
-					b.URI, b.MIMEType, b.Text = wire.Resource.URI, wire.Resource.MIMEType, wire.Resource.Text
-				}
-				out.Blocks = append(out.Blocks, b)
+	if res, raws, ok := scanToolResult(raw); ok {
+		out := ToolResult{IsError: res.IsError, Raw: raw, Blocks: make([]Block, 0, len(res.Content)), modern: res.modernMembers.read()}
+		infos := make([]transcript.BlockInfo, 0, len(res.Content))
+		for i := range res.Content {
+			wire := &res.Content[i]
+			info := transcript.BlockInfo{Type: wire.Type, URI: wire.URI}
+			if info.URI == "" {
+				info.URI = wire.Resource.URI
 			}
-			return out, infos, nil
+			info.Unknown = !transcript.KnownBlockTypes[info.Type]
+			b := wire.Block
+			if b.Type == "resource" {
+				b.URI, b.MIMEType, b.Text = wire.Resource.URI, wire.Resource.MIMEType, wire.Resource.Text
+			}
+			if withRaw {
+				info.Bytes, b.Raw = len(raws[i]), raws[i]
+			}
+			infos = append(infos, info)
+			out.Blocks = append(out.Blocks, b)
 		}
-		// Not a result of well-formed blocks: the long way names the fault.
+		return out, infos, nil
 	}
+	return decodeToolResultJSON(raw, withRaw)
+}
+
+// decodeToolResultJSON is decodeToolResult's long way, with encoding/json:
+// every block's size is summarised, and the first fault named.
+func decodeToolResultJSON(raw json.RawMessage, withRaw bool) (ToolResult, []transcript.BlockInfo, error) {
 	var res struct {
 		IsError bool              `json:"isError"`
 		Content []json.RawMessage `json:"content"`

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
 
 // Era is an MCP wire era, named by the revision the harness speaks in it:
@@ -206,13 +208,17 @@ type modernMembers struct {
 	StructuredContent json.RawMessage `json:"structuredContent"`
 }
 
-// readModernResult reads a 2026-era result in one pass over it, for a
-// result decodeToolResult has not read (a gateway answer can be large, and
-// this is every call's cost on the client's side of a load run).
+// readModernResult reads a 2026-era result, for a result decodeToolResult
+// has not read (a tools/list answer is large, and this is every call's
+// cost on the client's side of a load run): in one pass that decodes
+// nothing else, or with encoding/json when the pass leaves it to that.
 func readModernResult(result json.RawMessage) modernResult {
-	var m modernMembers
-	if json.Unmarshal(result, &m) != nil {
-		return modernResult{} // not an object
+	m, ok := scanModernMembers(result)
+	if !ok {
+		m = modernMembers{}
+		if json.Unmarshal(result, &m) != nil {
+			return modernResult{} // not an object
+		}
 	}
 	return m.read()
 }
@@ -224,7 +230,7 @@ func (m modernMembers) read() modernResult {
 	var r modernResult
 	// decodes reports whether member (nil when absent) decodes into v.
 	decodes := func(member json.RawMessage, v any) bool { return member == nil || json.Unmarshal(member, v) == nil }
-	if !decodes(m.ResultType, &r.resultType) {
+	if !decodeString(m.ResultType, &r.resultType) {
 		r.resultType = ""
 	}
 	if r.resultType == string(mcp.ResultTypeInputRequired) {
@@ -233,13 +239,46 @@ func (m modernMembers) read() modernResult {
 			r.input = &in
 		}
 	}
-	var sc struct {
+	r.contextID = contextIDOf(m.StructuredContent)
+	return r
+}
+
+// decodeString decodes member (nil when absent) into s as json.Unmarshal
+// would, and reports whether it decodes: a plain string without
+// encoding/json.
+func decodeString(member json.RawMessage, s *string) bool {
+	if member == nil {
+		return true
+	}
+	if u, ok := jsonscan.Unquote(member); ok {
+		*s = u
+		return true
+	}
+	return json.Unmarshal(member, s) == nil
+}
+
+// contextIDOf is structuredContent's contextId ("" when sc is nil, or it
+// has none, or one that is not a string), as encoding/json would decode sc
+// into a struct of that field.
+func contextIDOf(sc json.RawMessage) string {
+	if sc == nil {
+		return ""
+	}
+	var id string
+	if jsonscan.EachNamed(sc, func(_ string, v []byte) bool {
+		var ok bool
+		id, ok = jsonscan.Unquote(v)
+		return ok
+	}, "contextId") {
+		return id
+	}
+	var v struct {
 		ContextID string `json:"contextId"`
 	}
-	if decodes(m.StructuredContent, &sc) {
-		r.contextID = sc.ContextID
+	if json.Unmarshal(sc, &v) != nil {
+		return ""
 	}
-	return r
+	return v.ContextID
 }
 
 // answerInputs fulfils a multi round-trip request's inputRequests as the

@@ -39,39 +39,67 @@ func decodedAlone(result string) modernResult {
 	return r
 }
 
-// TestReadModernResultReadsWhatEachReaderReadAlone reads results of every
-// shape, well and badly formed, in one pass (alone and with the content) and
-// compares with what each reader of a member got decoding all of it.
+// modernResults are 2026-era results of every shape, well and badly formed.
+var modernResults = []string{
+	`{"resultType":"complete","content":[{"type":"text","text":"x"}],"structuredContent":{"contextId":"c1"}}`,
+	`{"content":[]}`,
+	`{"resultType":null}`,
+	`{"resultType":""}`,
+	`{"resultType":7,"structuredContent":{"contextId":"c2"}}`,
+	`{"ResultType":"complete","STRUCTUREDCONTENT":{"ContextId":"c3"}}`,
+	`{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s1"}`,
+	`{"resultType":"input_required","inputRequests":[],"requestState":"s1"}`,
+	`{"resultType":"input_required","inputRequests":{"a":{}},"requestState":5}`,
+	`{"resultType":"input_required"}`,
+	`{"resultType":"input_required","inputRequests":null,"requestState":null}`,
+	`{"resultType":"complete","structuredContent":[]}`,
+	`{"resultType":"complete","structuredContent":{"contextId":9}}`,
+	`{"resultType":"complete","structuredContent":null}`,
+	`[1,2]`,
+	`"complete"`,
+	`{"resultType":"complete"`,
+	`{"resultType":"complete","isError":true,"content":[{"type":"text","text":"x"},5],"structuredContent":{"contextId":"c4"}}`,
+	`{"resultType":"input_required","resultType":"complete"}`,
+	`{"result\u0054ype":"complete"}`,
+	`{"resultType":"compl\u0065te","structuredContent":{"contextId":"c\u0035","other":[1,{"contextId":"no"}]}}`,
+	`{"structuredContent":{"contextId":"c6","contextId":"c7"}}`,
+	`{"structuredContent":{"contextid":"c8"}}`,
+	`{"resultType":"\ud800","structuredContent":{"contextId":"\ud800"}}`,
+	`{"tools":[{"name":"resultType","inputSchema":{"resultType":"x"}}],"resultType":"complete","_meta":{"resultType":"no"}}`,
+}
+
+// TestReadModernResultReadsWhatEachReaderReadAlone reads each result in one
+// pass (alone and with the content) and compares with what each reader of a
+// member got decoding all of it.
 func TestReadModernResultReadsWhatEachReaderReadAlone(t *testing.T) {
-	results := []string{
-		`{"resultType":"complete","content":[{"type":"text","text":"x"}],"structuredContent":{"contextId":"c1"}}`,
-		`{"content":[]}`,
-		`{"resultType":null}`,
-		`{"resultType":""}`,
-		`{"resultType":7,"structuredContent":{"contextId":"c2"}}`,
-		`{"ResultType":"complete","STRUCTUREDCONTENT":{"ContextId":"c3"}}`,
-		`{"resultType":"input_required","inputRequests":{"a":{"method":"roots/list"}},"requestState":"s1"}`,
-		`{"resultType":"input_required","inputRequests":[],"requestState":"s1"}`,
-		`{"resultType":"input_required","inputRequests":{"a":{}},"requestState":5}`,
-		`{"resultType":"input_required"}`,
-		`{"resultType":"input_required","inputRequests":null,"requestState":null}`,
-		`{"resultType":"complete","structuredContent":[]}`,
-		`{"resultType":"complete","structuredContent":{"contextId":9}}`,
-		`{"resultType":"complete","structuredContent":null}`,
-		`[1,2]`,
-		`"complete"`,
-		`{"resultType":"complete"`,
-		`{"resultType":"complete","isError":true,"content":[{"type":"text","text":"x"},5],"structuredContent":{"contextId":"c4"}}`,
+	for _, res := range modernResults {
+		checkModern(t, res)
 	}
-	for _, res := range results {
-		got, want := readModernResult(json.RawMessage(res)), decodedAlone(res)
-		if !sameModern(got, want) {
-			t.Errorf("%s: read %+v, each alone %+v", res, got, want)
+}
+
+// FuzzReadModernResult: whatever a result, the one pass reads what each
+// reader of a member read alone.
+func FuzzReadModernResult(f *testing.F) {
+	for _, res := range modernResults {
+		f.Add(res)
+	}
+	f.Fuzz(func(t *testing.T, res string) {
+		if json.Valid([]byte(res)) { // a result comes from a decoded response
+			checkModern(t, res)
 		}
-		for _, withRaw := range []bool{false, true} {
-			if dec, _, err := decodeToolResult(json.RawMessage(res), withRaw); err == nil && !sameModern(dec.modern, want) {
-				t.Errorf("%s: decodeToolResult(withRaw %v) read %+v, each alone %+v", res, withRaw, dec.modern, want)
-			}
+	})
+}
+
+// checkModern compares the one pass over res with each member's reader.
+func checkModern(t *testing.T, res string) {
+	t.Helper()
+	got, want := readModernResult(json.RawMessage(res)), decodedAlone(res)
+	if !sameModern(got, want) {
+		t.Errorf("%s: read %+v, each alone %+v", res, got, want)
+	}
+	for _, withRaw := range []bool{false, true} {
+		if dec, _, err := decodeToolResult(json.RawMessage(res), withRaw); err == nil && !sameModern(dec.modern, want) {
+			t.Errorf("%s: decodeToolResult(withRaw %v) read %+v, each alone %+v", res, withRaw, dec.modern, want)
 		}
 	}
 }

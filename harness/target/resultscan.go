@@ -1,8 +1,7 @@
 package target
 
 import (
-	"bytes"
-	"slices"
+	"encoding/json"
 
 	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
@@ -17,14 +16,16 @@ type plainResult struct {
 
 // scanToolResult reads raw as json.Unmarshal into a plainResult would, in
 // one pass that copies only the texts: a load run reads every answer, and
-// encoding/json reads each twice (validating, then decoding). It reports
-// false, for the caller to use encoding/json, on anything it does not read
-// the way encoding/json does: a member name in another case or with an
-// escape, a member given twice, a value of another type, a text that needs
+// encoding/json reads each twice (validating, then decoding). It also
+// returns each content block's raw JSON, a slice of raw. It reports false,
+// for the caller to use encoding/json, on anything it does not read the way
+// encoding/json does: a member name in another case or with an escape, a
+// member given twice, a value of another type, a text that needs
 // encoding/json's repairs (jsonscan.Unquote).
-func scanToolResult(raw []byte) (plainResult, bool) {
+func scanToolResult(raw []byte) (plainResult, []json.RawMessage, bool) {
 	var res plainResult
-	ok := scanMembers(raw, func(name string, v []byte) bool {
+	var raws []json.RawMessage
+	ok := jsonscan.EachNamed(raw, func(name string, v []byte) bool {
 		switch name {
 		case "isError":
 			switch string(v) {
@@ -35,49 +36,44 @@ func scanToolResult(raw []byte) (plainResult, bool) {
 				return false
 			}
 		case "content":
-			return scanBlocks(v, &res.Content)
-		case "resultType":
-			res.ResultType = v
-		case "inputRequests":
-			res.InputRequests = v
-		case "requestState":
-			res.RequestState = v
-		case "structuredContent":
-			res.StructuredContent = v
+			return scanBlocks(v, &res.Content, &raws)
+		default:
+			res.modernMembers.set(name, v)
 		}
 		return true
 	}, "isError", "content", "resultType", "inputRequests", "requestState", "structuredContent")
-	return res, ok
+	return res, raws, ok
 }
 
-// scanMembers calls read with each member of obj named one of names (each
-// at most once), skipping the others. It reports false when obj is not an
-// object, read returns false, a member is given twice, or a member's name
-// is one of names in another case or with an escape (which encoding/json
-// would match).
-func scanMembers(obj []byte, read func(name string, v []byte) bool, names ...string) bool {
-	ok := true
-	var seen uint64
-	scanned := jsonscan.EachMember(obj, func(k, v []byte) {
-		if !ok {
-			return
-		}
-		i := slices.IndexFunc(names, func(n string) bool { return string(k) == n })
-		switch {
-		case i >= 0 && seen&(1<<i) == 0:
-			seen |= 1 << i
-			ok = read(names[i], v)
-		case i >= 0:
-			ok = false // given twice
-		case bytes.IndexByte(k, '\\') >= 0 || slices.ContainsFunc(names, func(n string) bool { return bytes.EqualFold(k, []byte(n)) }):
-			ok = false
-		}
-	})
-	return scanned && ok
+// scanModernMembers reads raw as json.Unmarshal into modernMembers would,
+// in one pass; false when it leaves raw to encoding/json (see
+// jsonscan.EachNamed).
+func scanModernMembers(raw []byte) (modernMembers, bool) {
+	var m modernMembers
+	ok := jsonscan.EachNamed(raw, func(name string, v []byte) bool {
+		m.set(name, v)
+		return true
+	}, "resultType", "inputRequests", "requestState", "structuredContent")
+	return m, ok
 }
 
-// scanBlocks reads the content array v into blocks.
-func scanBlocks(v []byte, blocks *[]wireBlock) bool {
+// set keeps v as the member called name.
+func (m *modernMembers) set(name string, v []byte) {
+	switch name {
+	case "resultType":
+		m.ResultType = v
+	case "inputRequests":
+		m.InputRequests = v
+	case "requestState":
+		m.RequestState = v
+	case "structuredContent":
+		m.StructuredContent = v
+	}
+}
+
+// scanBlocks reads the content array v into blocks, and each block's raw
+// JSON into raws.
+func scanBlocks(v []byte, blocks *[]wireBlock, raws *[]json.RawMessage) bool {
 	if string(v) == "null" {
 		return true
 	}
@@ -85,16 +81,18 @@ func scanBlocks(v []byte, blocks *[]wireBlock) bool {
 		return false
 	}
 	out, ok := []wireBlock{}, true
+	var rs []json.RawMessage
 	scanned := jsonscan.EachElement(v, func(e []byte) {
 		var b wireBlock
 		if ok = ok && scanBlock(e, &b); ok {
 			out = append(out, b)
+			rs = append(rs, e)
 		}
 	})
 	if !scanned || !ok {
 		return false
 	}
-	*blocks = out
+	*blocks, *raws = out, rs
 	return true
 }
 
@@ -103,7 +101,7 @@ func scanBlock(e []byte, b *wireBlock) bool {
 	if string(e) == "null" {
 		return true
 	}
-	return scanMembers(e, func(name string, v []byte) bool {
+	return jsonscan.EachNamed(e, func(name string, v []byte) bool {
 		switch name {
 		case "type":
 			return scanString(v, &b.Type)
@@ -127,7 +125,7 @@ func scanResource(v []byte, b *wireBlock) bool {
 	if string(v) == "null" {
 		return true
 	}
-	return scanMembers(v, func(name string, v []byte) bool {
+	return jsonscan.EachNamed(v, func(name string, v []byte) bool {
 		switch name {
 		case "uri":
 			return scanString(v, &b.Resource.URI)

@@ -32,10 +32,11 @@ var resultCases = []string{
 }
 
 // checkScan compares scanToolResult with encoding/json on raw: whenever
-// the scanner reads it, encoding/json reads it too, the same way.
+// the scanner reads it, encoding/json reads it too, the same way, blocks
+// and their raw JSON; and decodeToolResult gives what its long way gives.
 func checkScan(t *testing.T, raw []byte) {
 	t.Helper()
-	got, ok := scanToolResult(raw)
+	got, raws, ok := scanToolResult(raw)
 	if !ok {
 		return
 	}
@@ -46,6 +47,34 @@ func checkScan(t *testing.T, raw []byte) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("scanned %s as\n%+v\nencoding/json reads\n%+v", raw, got, want)
 	}
+	var wantRaws struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &wantRaws); err != nil || !reflect.DeepEqual(emptyAsNil(raws), emptyAsNil(wantRaws.Content)) {
+		t.Fatalf("scanned the blocks of %s as %q, encoding/json as %q (%v)", raw, raws, wantRaws.Content, err)
+	}
+	for _, withRaw := range []bool{false, true} {
+		res, infos, err := decodeToolResult(raw, withRaw)
+		slowRes, slowInfos, slowErr := decodeToolResultJSON(raw, withRaw)
+		if !withRaw {
+			for i := range slowInfos {
+				slowInfos[i].Bytes = 0 // a transcript that keeps no file counts no sizes
+			}
+		}
+		res.Blocks, slowRes.Blocks = emptyAsNil(res.Blocks), emptyAsNil(slowRes.Blocks)
+		if (err == nil) != (slowErr == nil) || !reflect.DeepEqual(res, slowRes) || !reflect.DeepEqual(emptyAsNil(infos), emptyAsNil(slowInfos)) {
+			t.Fatalf("decodeToolResult(%s, withRaw %v) gave\n%+v %+v %v\nthe long way\n%+v %+v %v", raw, withRaw, res, infos, err, slowRes, slowInfos, slowErr)
+		}
+	}
+}
+
+// emptyAsNil is s, or nil when s is empty: where the two ways differ only
+// in that, they read the same.
+func emptyAsNil[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // TestScanToolResultAgreesWithEncodingJSON checks the scanner on results
@@ -55,12 +84,12 @@ func TestScanToolResultAgreesWithEncodingJSON(t *testing.T) {
 		checkScan(t, []byte(c))
 	}
 	for _, c := range resultCases[:7] {
-		if _, ok := scanToolResult([]byte(c)); !ok {
+		if _, _, ok := scanToolResult([]byte(c)); !ok {
 			t.Errorf("the scanner left a plain result to encoding/json: %s", c)
 		}
 	}
 	for _, c := range resultCases[7:18] {
-		if _, ok := scanToolResult([]byte(c)); ok {
+		if _, _, ok := scanToolResult([]byte(c)); ok {
 			t.Errorf("the scanner read what encoding/json reads otherwise or refuses: %s", c)
 		}
 	}

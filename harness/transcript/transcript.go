@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
@@ -286,6 +287,38 @@ func Operation(method string, message json.RawMessage) string {
 	if method != "tools/call" {
 		return ""
 	}
+	if name, op, ok := scanOperation(message); ok {
+		return name + "/" + op
+	}
+	return operationJSON(message)
+}
+
+// scanOperation reads the tool's name and the operation of a tools/call
+// request message in one pass over it, as encoding/json would (every
+// request the harness records is read so, the thought's text too); false
+// when it leaves message to encoding/json (see jsonscan.EachNamed).
+func scanOperation(message []byte) (name, op string, ok bool) {
+	// str reads a string member into s.
+	str := func(s *string) func(string, []byte) bool {
+		return func(_ string, v []byte) bool {
+			var ok bool
+			*s, ok = jsonscan.Unquote(v)
+			return ok
+		}
+	}
+	ok = jsonscan.EachNamed(message, func(_ string, params []byte) bool {
+		return jsonscan.EachNamed(params, func(member string, v []byte) bool {
+			if member == "name" {
+				return str(&name)(member, v)
+			}
+			return jsonscan.EachNamed(v, str(&op), "operation")
+		}, "name", "arguments")
+	}, "params")
+	return name, op, ok
+}
+
+// operationJSON is Operation's long way, with encoding/json.
+func operationJSON(message json.RawMessage) string {
 	var msg struct {
 		Params struct {
 			Name      string `json:"name"`

@@ -8,6 +8,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -134,6 +135,34 @@ func EachMember(obj []byte, fn func(key, value []byte)) bool {
 		}
 	}
 	return false
+}
+
+// EachNamed calls read with each member of obj named one of names (each at
+// most once), skipping the others, for a caller that reads obj as
+// encoding/json would decode it into a struct of those fields. It reports
+// false, for the caller to use encoding/json, when obj is not an object,
+// read returns false, a member is given twice (encoding/json keeps the
+// last), or a member's name is one of names in another case or with an
+// escape (which encoding/json would match). At most 64 names.
+func EachNamed(obj []byte, read func(name string, v []byte) bool, names ...string) bool {
+	ok := true
+	var seen uint64
+	scanned := EachMember(obj, func(k, v []byte) {
+		if !ok {
+			return
+		}
+		i := slices.IndexFunc(names, func(n string) bool { return string(k) == n })
+		switch {
+		case i >= 0 && seen&(1<<i) == 0:
+			seen |= 1 << i
+			ok = read(names[i], v)
+		case i >= 0:
+			ok = false // given twice
+		case bytes.IndexByte(k, '\\') >= 0 || slices.ContainsFunc(names, func(n string) bool { return bytes.EqualFold(k, []byte(n)) }):
+			ok = false
+		}
+	})
+	return scanned && ok
 }
 
 // EachElement calls fn with every element of the array arr. It reports

@@ -90,3 +90,38 @@ func TestSkipStringEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestEachNamedLeavesToEncodingJSONWhatItReadsOtherwise reads the named
+// members and reports false where encoding/json would read a member the
+// scan skips or reads once (a name in another case or escaped, a member
+// given twice), where read refuses a value, and on what is not an object.
+func TestEachNamedLeavesToEncodingJSONWhatItReadsOtherwise(t *testing.T) {
+	for _, c := range []struct {
+		obj  string
+		want string // the members read, name=value, then ok or not
+	}{
+		{`{"a":1,"b":"x","c":[1]}`, "a=1 b=\"x\" ok"},
+		{` { "b" : { "a" : 2 } , "z" : null } `, "b={ \"a\" : 2 } ok"},
+		{`{}`, "ok"},
+		{`{"A":1}`, "not"},
+		{`{"\u0061":1}`, "not"},
+		{`{"a":1,"a":2}`, "a=1 not"},
+		{`{"a":"refused"}`, "a=\"refused\" not"},
+		{`[{"a":1}]`, "not"},
+		{`{"a":1`, "a=1 not"},
+	} {
+		got := ""
+		ok := EachNamed([]byte(c.obj), func(name string, v []byte) bool {
+			got += name + "=" + string(v) + " "
+			return string(v) != `"refused"`
+		}, "a", "b")
+		if ok {
+			got += "ok"
+		} else {
+			got += "not"
+		}
+		if got != c.want {
+			t.Errorf("%s: read %q, want %q", c.obj, got, c.want)
+		}
+	}
+}
