@@ -205,12 +205,22 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, env envelo
 	if s.fastCall(w, r, e.session, body) {
 		return
 	}
+	// tools/list, answered as before (staticanswers.go).
+	version := r.Header.Get(mcp.HeaderProtocolVersion)
+	key, id, static := sessionStaticKey(version, body)
+	static = static && version != ""
+	if static && s.serveStatic(w, key, id) {
+		return
+	}
 	st := newResponseStream(w)
 	ctx := withSink(s.mcp.WithContext(r.Context(), e.session), st)
-	answer, _ := s.handle(ctx, env.ID, body)
+	answer, code := s.handle(ctx, env.ID, body)
 	if answer == nil {
 		st.accepted()
 		return
+	}
+	if static && code == 0 && !st.sse {
+		s.statics.keep(key, answer)
 	}
 	st.answer(http.StatusOK, answer, nil)
 }
@@ -356,6 +366,11 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 		writeFault(w, statusFor(f.code), f)
 		return
 	}
+	// server/discover and tools/list, answered as before (staticanswers.go).
+	key, id, static := modernStaticKey(body)
+	if static && s.serveStatic(w, key, id) {
+		return
+	}
 	st := newResponseStream(w)
 	ctx := withSink(s.taskContext(r.Context()), st)
 	answer, code := s.serveOnce(ctx, st, env, body)
@@ -366,6 +381,9 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 	status = http.StatusOK
 	if code != 0 {
 		status = statusFor(code)
+	}
+	if static && code == 0 && !st.sse {
+		s.statics.keep(key, answer)
 	}
 	st.answer(status, rewriteCreated(answer), nil)
 }

@@ -61,7 +61,8 @@ type Server struct {
 	// (multiround.go).
 	stateKey  []byte
 	knowledge knowledgeGraph
-	fastCalls atomic.Int64 // requests fastCall answered (tests read it)
+	fastCalls atomic.Int64  // requests fastCall answered (tests read it)
+	statics   staticAnswers // answers of server/discover and tools/list (staticanswers.go)
 	// notebooks is the notebook operation family.
 	notebooks *notebook.Service
 
