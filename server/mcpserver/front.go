@@ -219,7 +219,7 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, env envelo
 		st.accepted()
 		return
 	}
-	if static && code == 0 && !st.sse {
+	if static && code == 0 && !st.streamed() {
 		s.statics.keep(key, answer)
 	}
 	st.answer(http.StatusOK, answer, nil)
@@ -382,10 +382,11 @@ func (s *Server) serveModern(w http.ResponseWriter, r *http.Request, env envelop
 	if code != 0 {
 		status = statusFor(code)
 	}
-	if static && code == 0 && !st.sse {
+	answer = rewriteCreated(answer)
+	if static && code == 0 && !st.streamed() {
 		s.statics.keep(key, answer)
 	}
-	st.answer(status, rewriteCreated(answer), nil)
+	st.answer(status, answer, nil)
 }
 
 // serveOnce handles a 2026-era message with a session of its own, whose

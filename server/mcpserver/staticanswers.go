@@ -33,6 +33,11 @@ var staticMeta = map[string]bool{
 // client (protocol version, name, version and capabilities) that asked.
 const maxStaticAnswers = 64
 
+// maxStaticKey bounds a key, which holds what the client declared in
+// _meta (a few hundred bytes): a request whose key would be longer is left
+// to mcp-go, so that what is kept stays small whatever clients send.
+const maxStaticKey = 4096
+
 // staticAnswers are the results kept, by the key of their request
 // (modernStaticKey, sessionStaticKey).
 type staticAnswers struct {
@@ -73,6 +78,9 @@ func modernStaticKey(body []byte) (key string, id []byte, ok bool) {
 		named[string(m.Key)] = true
 		if keyed {
 			key += "\x00" + string(m.Key) + "\x00" + string(m.Value)
+		}
+		if len(key) > maxStaticKey {
+			return "", nil, false
 		}
 	}
 	return key, id, true

@@ -66,7 +66,7 @@ func TestStaticAnswersAreTheGeneralPathsAnswers(t *testing.T) {
 // Once tools/list's answer is kept, requests it does not fit go the general
 // way: a cursor, anything beside _meta in params or beside the four members
 // of a request, a member given twice, a _meta member that may change the
-// answer, another jsonrpc, a header that disagrees.
+// answer, another jsonrpc, a header that disagrees, a key too large to keep.
 func TestStaticAnswersLeaveTheRestToTheGeneralPath(t *testing.T) {
 	srv, url := newHTTPServer(t, testConfig(t, "memory"))
 	h := rawHTTP{t, url}
@@ -95,6 +95,14 @@ func TestStaticAnswersLeaveTheRestToTheGeneralPath(t *testing.T) {
 		}
 		if resp.StatusCode != c.status {
 			t.Errorf("%s: status %d, want %d: %.300s", c.name, resp.StatusCode, c.status, body)
+		}
+	}
+	// A client that declares more than a key holds is answered by mcp-go
+	// every time: nothing of it is kept.
+	large := modernRequest(`10`, "tools/list", `{"_meta":`+strings.Replace(modernMeta(""), `"name":"t"`, `"name":"`+strings.Repeat("n", 5000)+`"`, 1)+`}`)
+	for range 2 {
+		if resp, body := h.do(http.MethodPost, "", large, modernHeaders("tools/list")); resp.StatusCode != http.StatusOK || srv.StaticAnswers() != 1 {
+			t.Fatalf("a large client name: %d, kept answers given %d: %.300s", resp.StatusCode, srv.StaticAnswers(), body)
 		}
 	}
 }

@@ -118,6 +118,14 @@ func (st *responseStream) answer(status int, msg []byte, extra http.Header) {
 	_, _ = st.w.Write(append(msg, '\n'))
 }
 
+// streamed reports whether the stream was opened: something was sent
+// before the answer.
+func (st *responseStream) streamed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.sse
+}
+
 // accepted answers a message that needs no answer (a notification, a
 // client's response): 202, or the end of a stream already opened.
 func (st *responseStream) accepted() {
