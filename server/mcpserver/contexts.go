@@ -115,10 +115,7 @@ func (c *contexts) known(id string, raw []byte) (loadedContext, bool) {
 	if !ok || !bytes.Equal(l.raw, raw) {
 		return loadedContext{}, false
 	}
-	if l.st.Root != nil {
-		r := *l.st.Root // the caller's own copy
-		l.st.Root = &r
-	}
+	l.st = ownRoot(l.st) // the caller's own copy
 	return l, true
 }
 
@@ -135,11 +132,18 @@ func (c *contexts) remember(id string, l *loadedContext) {
 		c.decoded = map[string]loadedContext{}
 	}
 	kept := *l
-	if kept.st.Root != nil {
-		r := *kept.st.Root // not the caller's
-		kept.st.Root = &r
-	}
+	kept.st = ownRoot(kept.st) // not the caller's
 	c.decoded[id] = kept
+}
+
+// ownRoot returns st with a copy of its bound root, so that no two holders
+// of a state share one.
+func ownRoot(st gateway.State) gateway.State {
+	if st.Root != nil {
+		r := *st.Root
+		st.Root = &r
+	}
+	return st
 }
 
 // sameState reports whether a and b are the same state (a bound root

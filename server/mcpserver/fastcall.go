@@ -115,38 +115,9 @@ func (s *Server) callGateway(ctx context.Context, conn *gateway.Conn, args []byt
 //
 // body must be valid JSON (inspect has checked it).
 func plainToolCall(body []byte) (id, args []byte, ok bool) {
-	var buf [6]jsonx.Member
-	members, ok := jsonx.AppendMembersOfValid(buf[:0], body)
-	if !ok || len(members) != 4 {
+	method, id, params, ok := plainRequest(body)
+	if !ok || method != string(mcp.MethodToolsCall) {
 		return nil, nil, false
-	}
-	var params []byte
-	seen := 0
-	for _, m := range members {
-		switch string(m.Key) {
-		case "jsonrpc":
-			if string(m.Value) != `"2.0"` {
-				return nil, nil, false
-			}
-			seen |= 1
-		case "method":
-			if string(m.Value) != `"tools/call"` {
-				return nil, nil, false
-			}
-			seen |= 2
-		case "id":
-			if !validID(m.Value) {
-				return nil, nil, false
-			}
-			id = answerID(m.Value)
-			seen |= 4
-		case "params":
-			params = m.Value
-			seen |= 8
-		}
-	}
-	if seen != 15 {
-		return nil, nil, false // a member repeated or missing
 	}
 	var pbuf [4]jsonx.Member
 	pm, ok := jsonx.AppendMembersOfValid(pbuf[:0], params)

@@ -117,39 +117,11 @@ func plainModernHeaders(h http.Header) bool {
 //
 // body must be valid JSON (inspect has checked it).
 func plainModernCall(body []byte) (c modernCall, ok bool) {
-	var buf [6]jsonx.Member
-	members, ok := jsonx.AppendMembersOfValid(buf[:0], body)
-	if !ok || len(members) != 4 {
+	method, id, params, ok := plainRequest(body)
+	if !ok || method != string(mcp.MethodToolsCall) {
 		return c, false
 	}
-	var params []byte
-	seen := 0
-	for _, m := range members {
-		switch string(m.Key) {
-		case "jsonrpc":
-			if string(m.Value) != `"2.0"` {
-				return c, false
-			}
-			seen |= 1
-		case "method":
-			if string(m.Value) != `"tools/call"` {
-				return c, false
-			}
-			seen |= 2
-		case "id":
-			if !validID(m.Value) {
-				return c, false
-			}
-			c.id = answerID(m.Value)
-			seen |= 4
-		case "params":
-			params = m.Value
-			seen |= 8
-		}
-	}
-	if seen != 15 {
-		return c, false // a member repeated or missing
-	}
+	c.id = id
 	var pbuf [4]jsonx.Member
 	pm, ok := jsonx.AppendMembersOfValid(pbuf[:0], params)
 	if !ok || len(pm) != 3 {

@@ -126,6 +126,45 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
+// plainRequest reads a request of exactly jsonrpc "2.0", an id, a method
+// and params (an object), each once, and returns the method, the id to
+// answer with (answerID) and the params; ok is false for any other message.
+// The fast paths and the kept answers take only such requests.
+//
+// body must be valid JSON (inspect has checked it).
+func plainRequest(body []byte) (method string, id, params []byte, ok bool) {
+	var buf [6]jsonx.Member
+	members, ok := jsonx.AppendMembersOfValid(buf[:0], body)
+	if !ok || len(members) != 4 {
+		return "", nil, nil, false
+	}
+	seen := 0
+	for _, m := range members {
+		switch string(m.Key) {
+		case "jsonrpc":
+			ok = string(m.Value) == `"2.0"` && seen&1 == 0
+			seen |= 1
+		case "id":
+			ok = validID(m.Value) && seen&2 == 0
+			id = answerID(m.Value)
+			seen |= 2
+		case "method":
+			method, ok = jsonx.PlainString(m.Value)
+			ok = ok && seen&4 == 0
+			seen |= 4
+		case "params":
+			params, ok = m.Value, len(m.Value) > 0 && m.Value[0] == '{' && seen&8 == 0
+			seen |= 8
+		default:
+			ok = false
+		}
+		if !ok {
+			return "", nil, nil, false
+		}
+	}
+	return method, id, params, true
+}
+
 // inspect checks one JSON-RPC message (of a batch it reads nothing but that
 // it is one: env.batch) and returns what it read of it, or the error to
 // answer instead of handling it:

@@ -104,42 +104,6 @@ func sessionStaticKey(version string, body []byte) (key string, id []byte, ok bo
 	return method + "\x00session\x00" + version, id, true
 }
 
-// plainRequest reads a request of exactly jsonrpc "2.0", an id, a method
-// and params (an object), each once, and returns the method, the id to
-// answer with and the params; ok is false for any other message.
-func plainRequest(body []byte) (method string, id, params []byte, ok bool) {
-	var buf [6]jsonx.Member
-	members, ok := jsonx.AppendMembersOfValid(buf[:0], body)
-	if !ok || len(members) != 4 {
-		return "", nil, nil, false
-	}
-	seen := 0
-	for _, m := range members {
-		switch string(m.Key) {
-		case "jsonrpc":
-			ok = string(m.Value) == `"2.0"` && seen&1 == 0
-			seen |= 1
-		case "id":
-			ok = validID(m.Value) && seen&2 == 0
-			id = answerID(m.Value)
-			seen |= 2
-		case "method":
-			method, ok = jsonx.PlainString(m.Value)
-			ok = ok && seen&4 == 0
-			seen |= 4
-		case "params":
-			params, ok = m.Value, len(m.Value) > 0 && m.Value[0] == '{' && seen&8 == 0
-			seen |= 8
-		default:
-			ok = false
-		}
-		if !ok {
-			return "", nil, nil, false
-		}
-	}
-	return method, id, params, true
-}
-
 // get returns the result kept for key.
 func (a *staticAnswers) get(key string) ([]byte, bool) {
 	a.mu.RLock()

@@ -67,7 +67,7 @@ func TestRecencyPlacesUpdatesOfTheSameInstant(t *testing.T) {
 			if !far && step > 0 {
 				// A tie or a step back of no more than the last few
 				// updates is placed in its place.
-				if n := len(r.log); n > 0 && !placedNear(r.log, nearby) {
+				if !farFromItsPlace(r.log, nearby) {
 					t.Fatalf("step %d: an update of the same instant marked the log out of order", step)
 				}
 			}
@@ -95,9 +95,9 @@ func TestRecencyPlacesUpdatesOfTheSameInstant(t *testing.T) {
 	}
 }
 
-// placedNear reports whether log would have needed more than n entries
-// moved to put its last entry in place.
-func placedNear(log []recent[int], n int) bool {
+// farFromItsPlace reports whether putting log's last entry in its place
+// would move n entries or more.
+func farFromItsPlace(log []recent[int], n int) bool {
 	e := log[len(log)-1]
 	moved := 0
 	for i := len(log) - 2; i >= 0 && log[i].before(&e); i-- {
