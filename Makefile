@@ -12,7 +12,7 @@ SEQTHINK_VERSION := 2026.8.31
 SEQTHINK := $(TOOLS)/node_modules/@modelcontextprotocol/server-sequential-thinking/dist/index.js
 CONFORMANCE_PORT ?= 17931
 
-.PHONY: all build run run-binaries serve test vet prometheus chromium tools unit conformance rules bench overhead sidecar power clean race-binaries
+.PHONY: all build run run-binaries serve test vet prometheus chromium tools unit conformance rules bench ab overhead sidecar power clean race-binaries
 
 all: build
 
@@ -250,6 +250,21 @@ bench: build
 	./$(BIN)/tbbench load --tier stress --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-stress
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
+
+## ab: an A/B of two builds of the reference server, this tree's against BASE's (a commit: make ab BASE=HEAD~1): each build's server CPU per call and throughput in each storage mode of AB_STORAGE (default memory,fs) and both MCP eras, in AB_ROUNDS interleaved rounds (default 8, 4 s each: about 5 minutes), and this build ÷ BASE's with its 95 % interval in out/ab-<commit>-<time>/load.md; exit 99 when this build costs more than 5 % more CPU per call by the whole interval, 3 when the run cannot tell. The data directories are new ones under TMPDIR (its file system weighs on fs: docs/figures.md)
+AB_STORAGE ?= memory,fs
+AB_ROUNDS ?= 8
+ab: build
+	@test -n "$(BASE)" || { echo 'make ab: name the build to compare with: BASE=<commit>, e.g. make ab BASE=HEAD~1' >&2; exit 2; }
+	@rev=$$(git rev-parse --verify --quiet "$(BASE)^{commit}") || { echo "make ab: BASE=$(BASE) is not a commit of this repository" >&2; exit 2; }; \
+	base=$(TOOLS)/ab/$$rev/thoughtbox; \
+	if [ ! -x $$base ]; then \
+	  src=$$(mktemp -d) && trap 'rm -rf "$$src"' EXIT && git archive $$rev | tar -x -C "$$src" && \
+	  (cd "$$src" && GOGC=$${GOGC:-400} $(GO) build -o $(CURDIR)/$$base.tmp ./cmd/thoughtbox) && mv $$base.tmp $$base || exit 1; \
+	fi; \
+	echo "make ab: this tree against $(BASE) ($${rev:0:12}), $(AB_STORAGE), both eras, $(AB_ROUNDS) rounds"; \
+	./$(BIN)/tbbench load --tier regression --workload harness/load/testdata/ab.yaml --compare-storage $(AB_STORAGE) --era both \
+	  --base-build $$base --rounds $(AB_ROUNDS) --ceiling=false --progress lines --run-id ab-$${rev:0:12}-$$(date -u +%Y%m%d-%H%M%S)
 
 clean:
 	rm -rf $(BIN) out $(TOOLS)

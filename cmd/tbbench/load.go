@@ -68,6 +68,7 @@ func runLoad(args []string) int {
 		cpuProf   = fs.String("cpuprofile", "", "write this process's CPU profile (client, sidecar, verification) to `file`; "+target.ProfileEnv+"=PREFIX in the environment makes each child server write its own to PREFIX.<pid>.pprof")
 		promBin   = fs.String("prometheus", "auto", "`auto`, off, or the prometheus executable: a real Prometheus scrapes the sidecars during the load, then every dashboard panel query and alert rule must return data (the observability axis; auto uses prometheus on PATH and, without it, notes the check as not applicable)")
 		baseline  = fs.String("baseline", "", "the `NAME` of the --subject the others are judged against by ratio{vs:baseline} thresholds (default: the first --subject; with --compare-storage, none unless named)")
+		baseBuild = fs.String("base-build", "", "`path` of another build's thoughtbox command (make ab builds one from a commit): every embedded subject is measured on it too, as MODE-base, in the same rounds and with the same settings, and judged against it (ratio{vs:baseline}, in load.md: this build ÷ that one)")
 		eraFlag   = fs.String("era", "", "MCP wire `era` of the load: 2025-11-25 (default), 2026-07-28, or both (every subject measured in each era, labelled NAME@ERA, in the same interleaved rounds); a --subject's SPEC@ERA names its own")
 		with      multi
 		subjectFl multi
@@ -235,10 +236,17 @@ Flags:
 	if err != nil {
 		return bad(err)
 	}
+	var baselines map[string]string
+	if *baseBuild != "" {
+		if subjects, baselines, err = withBaseBuild(subjects, spec, *compare, *baseBuild, len(subjectFl) > 0 || *tgt != "" || *compareOb || *inProcess); err != nil {
+			return bad(err)
+		}
+	}
 	if len(eras) > 1 {
 		subjects = inEachEra(subjects, eras)
+		baselines = baselinesInEachEra(subjects, baselines, runBaseline, eras)
 		if runBaseline != "" && runBaseline != load.CeilingLabel {
-			runBaseline += "@" + string(eras[0]) // the baseline in the first era
+			runBaseline += "@" + string(eras[0]) // the baseline in the first era, for itself in the others
 		}
 	}
 	family, err := tf.family()
@@ -279,7 +287,7 @@ Flags:
 	fmt.Fprintf(os.Stderr, "tbbench load: tier %s, targets %s, segment %s, seed %d, output %s\n", *tier, labels(subjects), sg, *seed, dir)
 	rep, err := load.Run(ctx, load.Options{Tier: *tier, Workload: w, Subjects: subjects, Seed: *seed, Segment: sg,
 		OutDir: dir, CallTimeout: *timeout, Live: live, Watcher: watch, Observatory: observatory, RealTime: rtMode,
-		Baseline: runBaseline})
+		Baseline: runBaseline, Baselines: baselines})
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)

@@ -5,7 +5,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +55,10 @@ func TestLoadRefusesBadInput(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
+	exe, err := os.Executable() // an executable file that is no thoughtbox
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want []string
@@ -81,6 +87,13 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--subject", "a=embedded:fs", "--baseline", "b"}, []string{"--baseline", `"b"`}},
 		{[]string{"--subject", "a=embedded:fs", "--compare-storage", "fs"}, []string{"--subject", "--compare-storage"}},
 		{[]string{"--compare-storage", "fs,memory", "--baseline", "sqlite"}, []string{"--baseline", `"sqlite"`}},
+		{[]string{"--compare-storage", "fs", "--base-build", filepath.Join(dir, "missing")}, []string{"--base-build", "missing", "no such file"}},
+		{[]string{"--compare-storage", "fs", "--data-dir", dir, "--base-build", exe}, []string{"--base-build", "--data-dir"}},
+		{[]string{"--compare-storage", "fs", "--base-build", dir}, []string{"--base-build", dir, "not an executable"}},
+		{[]string{"--url", "http://" + addr + "/mcp", "--base-build", exe}, []string{"--base-build", "--url"}},
+		{[]string{"--compare-storage", "fs", "--in-process", "--base-build", exe}, []string{"--base-build", "--in-process"}},
+		{[]string{"--subject", "a=embedded:fs", "--base-build", exe}, []string{"--base-build", "--subject"}},
+		{[]string{"--target", "noop", "--base-build", exe}, []string{"--base-build", "--target"}},
 	} {
 		code, stderr := capture(t, append([]string{"load", "--out", dir, "--progress", "lines"}, c.args...)...)
 		if code != exitLoadBadInput {
@@ -204,5 +217,63 @@ func TestLoadSubjectsAndInconclusive(t *testing.T) {
 	card, _ := os.ReadFile(filepath.Join(dir, "busy", "scorecard.json"))
 	if !strings.Contains(string(md), "## Inconclusive") || !strings.Contains(string(card), `"inconclusive": true`) {
 		t.Errorf("load.md or scorecard.json does not carry the inconclusive verdict")
+	}
+}
+
+// TestLoadBaseBuild measures the embedded server beside another build of
+// it (--base-build, here a build of this tree) in each era, and judges
+// each subject against the other build in its own storage mode and era.
+func TestLoadBaseBuild(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "base", "thoughtbox")
+	if out, err := exec.Command("go", "build", "-o", bin, "../thoughtbox").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	w := filepath.Join(dir, "w.yaml")
+	os.WriteFile(w, []byte(`tiers:
+  smoke:
+    model: closed
+    users: 1
+    duration: 300ms
+    rounds: 3
+    thresholds:
+      errors: ["count==0"]
+      ratio{vs:baseline}: ["throughput>0.001"]
+`), 0o644)
+	code, stderr := capture(t, "load", "--prometheus", "off", "--workload", w, "--out", dir, "--run-id", "ab", "--progress", "lines",
+		"--compare-storage", "memory", "--era", "both", "--base-build", bin, "--ceiling=false")
+	if code != exitLoadPass && (code != exitLoadInconclusive || !strings.Contains(stderr, "no thought call was answered in")) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, err := loadreport.ReadReport(filepath.Join(dir, "ab", "load.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tg := range rep.Targets {
+		got = append(got, tg.Label)
+		if strings.HasPrefix(tg.Label, "memory-base@") != strings.Contains(tg.Address, bin) {
+			t.Errorf("%s runs %s", tg.Label, tg.Address)
+		}
+	}
+	want := []string{"memory@2025-11-25", "memory@2026-07-28", "memory-base@2025-11-25", "memory-base@2026-07-28"}
+	if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))) {
+		t.Fatalf("subjects %v, want %v", got, want)
+	}
+	judged := map[string]string{}
+	for _, o := range rep.Relative {
+		judged[o.Subject] = o.Reference + " " + o.Status
+	}
+	if len(judged) != 2 || judged["memory@2025-11-25"] != "memory-base@2025-11-25 passed" || judged["memory@2026-07-28"] != "memory-base@2026-07-28 passed" {
+		t.Errorf("judged %v, want each era's memory passed against the base build's in that era", judged)
+	}
+	cpu := 0
+	for _, x := range rep.Ratios {
+		if x.Versus == "baseline" && x.Figure == "cpu_per_call" && len(x.Rounds) == 3 {
+			cpu++
+		}
+	}
+	if cpu != 2 {
+		t.Errorf("%d CPU-per-call ratios to the base build over 3 rounds, want 2: %+v", cpu, rep.Ratios)
 	}
 }

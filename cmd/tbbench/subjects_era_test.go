@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -98,5 +99,27 @@ func TestCeilingSpeaksThe2025Era(t *testing.T) {
 			t.Errorf("%s: the ceiling speaks %q, want %s", c.name, got, c.want)
 		}
 		tg.Close()
+	}
+}
+
+// With --era both every subject is judged against the baseline in its own
+// era: the run's (--baseline), or its own (--base-build); the baseline's
+// later eras fall back to the run's baseline, its first era.
+func TestBaselinesInEachEra(t *testing.T) {
+	var subjects []load.Subject
+	for _, l := range []string{"base", "head", "fs", "fs-base", load.CeilingLabel} {
+		subjects = append(subjects, load.Subject{Label: l})
+	}
+	got := baselinesInEachEra(inEachEra(subjects, target.Eras), map[string]string{"fs": "fs-base"}, "base", target.Eras)
+	want := map[string]string{}
+	for _, e := range target.Eras {
+		era := "@" + string(e)
+		want["head"+era], want["fs"+era], want["fs-base"+era] = "base"+era, "fs-base"+era, "base"+era
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("baselines %v, want %v", got, want)
+	}
+	if got := baselinesInEachEra(inEachEra(subjects, target.Eras), nil, "", target.Eras); got != nil {
+		t.Errorf("no baseline: %v", got)
 	}
 }

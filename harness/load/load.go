@@ -90,6 +90,9 @@ type Options struct {
 	// Baseline is the label of the subject the others are judged against
 	// by ratio{vs:baseline} thresholds; "" for none.
 	Baseline string
+	// Baselines names, for a subject judged against a baseline of its
+	// own instead of Baseline, that subject (loadreport.Report.Baselines).
+	Baselines map[string]string
 	// RealTime says whether open phases' schedulers wait for arrivals at a
 	// real-time priority (pace.RealTime; zero: off).
 	RealTime pace.RealTime
@@ -126,11 +129,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Baseline != "" && !slices.ContainsFunc(o.Subjects, func(s Subject) bool { return s.Label == o.Baseline }) {
 		return nil, fmt.Errorf("the baseline %q is not one of the subjects", o.Baseline)
 	}
+	for subject, ref := range o.Baselines {
+		for _, l := range []string{subject, ref} {
+			if !slices.ContainsFunc(o.Subjects, func(s Subject) bool { return s.Label == l }) {
+				return nil, fmt.Errorf("the baseline %q of %q: %q is not one of the subjects", ref, subject, l)
+			}
+		}
+	}
 	if o.Nonce == "" {
 		o.Nonce = fmt.Sprintf("n%08x", uint32(o.Segment.Seed(o.Seed)))
 	}
 	rep := loadreport.New(loadreport.RunInfo{Workload: o.Workload, Tier: tier, Seed: o.Seed, Nonce: o.Nonce,
-		Segment: o.Segment.String(), Baseline: o.Baseline})
+		Segment: o.Segment.String(), Baseline: o.Baseline, Baselines: o.Baselines})
 	targets := make([]target.Target, len(o.Subjects))
 	defer func() {
 		for _, t := range targets {

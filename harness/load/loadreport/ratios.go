@@ -186,19 +186,35 @@ var defaultRatioFigures = []ratioFigure{
 	{agg: threshold.Aggregation{Func: threshold.RSS}},
 }
 
-// references returns the reference label of each kind a run has: the
-// ceiling's and the baseline's, when present.
-func (r *Report) references() map[string]string {
-	out := map[string]string{}
-	for _, l := range r.labels() {
-		if l == CeilingLabel {
-			out[threshold.VersusCeiling] = l
+// reference returns the label of the subject that subject is judged
+// against by ratios of kind vs: the ceiling; or its own baseline
+// (Baselines), else the run's (Baseline). A reference is never judged
+// against itself, and a subject without one, or whose reference has no
+// rounds in the run, has none.
+func (r *Report) reference(vs, subject string) (string, bool) {
+	if subject == CeilingLabel {
+		return "", false
+	}
+	ref := ""
+	switch vs {
+	case threshold.VersusCeiling:
+		ref = CeilingLabel
+	case threshold.VersusBaseline:
+		ref = r.Baseline
+		if own, ok := r.Baselines[subject]; ok {
+			ref = own
 		}
 	}
-	if r.Baseline != "" && slices.Contains(r.labels(), r.Baseline) {
-		out[threshold.VersusBaseline] = r.Baseline
+	if ref == "" || ref == subject || !slices.Contains(r.labels(), ref) {
+		return "", false
 	}
-	return out
+	return ref, true
+}
+
+// hasReference reports whether any subject of the run has a reference of
+// kind vs.
+func (r *Report) hasReference(vs string) bool {
+	return slices.ContainsFunc(r.labels(), func(l string) bool { _, ok := r.reference(vs, l); return ok })
 }
 
 // computeRatios pairs every subject's rounds with the ceiling's and the
@@ -217,14 +233,10 @@ func (r *Report) computeRatios() {
 			figs = append(figs, f)
 		}
 	}
-	refs := r.references()
 	for _, vs := range []string{threshold.VersusCeiling, threshold.VersusBaseline} {
-		ref, ok := refs[vs]
-		if !ok {
-			continue
-		}
 		for _, subject := range r.labels() {
-			if subject == ref || subject == CeilingLabel || len(r.roundPhases(subject)) == 0 {
+			ref, ok := r.reference(vs, subject)
+			if !ok || len(r.roundPhases(subject)) == 0 {
 				continue
 			}
 			for _, f := range figs {
@@ -267,7 +279,6 @@ func (r *Report) ratio(subject, vs string, f ratioFigure) (Ratio, bool) {
 // naming why the run had nothing to compare.
 func (r *Report) judgeRelative(specs []ThresholdOutcome) []ThresholdOutcome {
 	out := []ThresholdOutcome{}
-	refs := r.references()
 	for _, spec := range specs {
 		t, err := threshold.Parse(spec.Selector, spec.Expression)
 		if err != nil {
@@ -276,8 +287,7 @@ func (r *Report) judgeRelative(specs []ThresholdOutcome) []ThresholdOutcome {
 			continue
 		}
 		vs := t.Selector.Tags[threshold.TagVersus]
-		ref, ok := refs[vs]
-		if !ok {
+		if !r.hasReference(vs) {
 			spec.Status, spec.Observed = threshold.NotApplicable.String(), noReference(vs)
 			out = append(out, spec)
 			continue
@@ -285,7 +295,8 @@ func (r *Report) judgeRelative(specs []ThresholdOutcome) []ThresholdOutcome {
 		f := figureOf(t)
 		judged := 0
 		for _, subject := range r.labels() {
-			if subject == ref || subject == CeilingLabel || len(r.roundPhases(subject)) == 0 {
+			ref, ok := r.reference(vs, subject)
+			if !ok || len(r.roundPhases(subject)) == 0 {
 				continue
 			}
 			if want, ok := t.Selector.Tags[threshold.TagSubject]; ok && want != subject {
@@ -310,7 +321,7 @@ func (r *Report) judgeRelative(specs []ThresholdOutcome) []ThresholdOutcome {
 			out = append(out, o)
 		}
 		if judged == 0 {
-			spec.Status, spec.Observed = threshold.NotApplicable.String(), "no subject to compare with "+ref
+			spec.Status, spec.Observed = threshold.NotApplicable.String(), "no subject to compare with its "+vs
 			out = append(out, spec)
 		}
 	}

@@ -46,6 +46,11 @@ type Report struct {
 	// Baseline is the label of the subject the others are judged against
 	// (ratio{vs:baseline}); "" when the run has none.
 	Baseline string `json:"baseline,omitempty"`
+	// Baselines names, for a subject judged against a baseline of its own
+	// instead of Baseline, that subject's label: each build against the
+	// other build in the same storage mode and era (tbbench load
+	// --base-build), each era against the baseline in that era.
+	Baselines map[string]string `json:"baselines,omitempty"`
 	// Ratios are every subject's figures over the ceiling's and the
 	// baseline's, paired round by round, with confidence intervals.
 	Ratios []Ratio `json:"ratios"`
@@ -232,6 +237,9 @@ type RunInfo struct {
 	// Baseline is the label of the subject the others are judged against
 	// by ratio{vs:baseline} thresholds; "" for none.
 	Baseline string
+	// Baselines overrides Baseline for the subjects it names (see
+	// Report.Baselines).
+	Baselines map[string]string
 }
 
 // New returns the report of a run about to start: its identity, the
@@ -243,7 +251,8 @@ func New(run RunInfo) *Report {
 	t := run.Tier
 	r := &Report{SchemaVersion: SchemaVersion, Tier: t.Name, Seed: run.Seed, Nonce: run.Nonce,
 		Segments: []string{run.Segment}, Workload: run.Workload.Source, WorkloadHash: hex.EncodeToString(h[:8]),
-		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine(), Baseline: run.Baseline}
+		StartedAt: time.Now().UTC(), Machine: scorecards.CurrentMachine(), Baseline: run.Baseline,
+		Baselines: maps.Clone(run.Baselines)}
 	for _, x := range t.Thresholds {
 		if x.Selector.Kind() == threshold.Ratio {
 			r.Relative = append(r.Relative, unjudged(x))

@@ -1,9 +1,11 @@
 package loadreport
 
 import (
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,17 +30,27 @@ type roundFig struct {
 // ceiling conditions, and baseline as the baseline.
 func syntheticRun(t *testing.T, baseline string, rounds map[string][]roundFig) *Report {
 	t.Helper()
+	return syntheticRunOf(t, RunInfo{Baseline: baseline}, rounds)
+}
+
+// syntheticRunOf is syntheticRun with the run's baselines given by run
+// (its Baseline and Baselines); its subjects are the labels of rounds, in
+// order, the ceiling last.
+func syntheticRunOf(t *testing.T, run RunInfo, rounds map[string][]roundFig) *Report {
+	t.Helper()
 	tier, err := workload.Default().Tier(workload.Regression)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := New(RunInfo{Workload: workload.Default(), Tier: tier, Baseline: baseline, Nonce: "synthetic", Segment: "1/1"})
+	run.Workload, run.Tier, run.Nonce, run.Segment = workload.Default(), tier, "synthetic", "1/1"
+	r := New(run)
 	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	for _, label := range []string{"base", "head", CeilingLabel} {
-		figs, ok := rounds[label]
-		if !ok {
-			continue
-		}
+	labels := slices.Sorted(maps.Keys(rounds))
+	if i := slices.Index(labels, CeilingLabel); i >= 0 {
+		labels = append(slices.Delete(labels, i, i+1), CeilingLabel)
+	}
+	for _, label := range labels {
+		figs := rounds[label]
 		kind := "command"
 		if label == CeilingLabel {
 			kind = "noop"
@@ -290,5 +302,53 @@ func TestVerdictOnAPhaseThatAcknowledgedNothing(t *testing.T) {
 	r.judge()
 	if r.Verdict != VerdictInconclusive || len(r.Problems) != 0 || !strings.Contains(r.Inconclusive, "no thought call was answered in head,") {
 		t.Errorf("none answered: verdict %s (%s), problems %q", r.Verdict, r.Inconclusive, r.Problems)
+	}
+}
+
+// TestSubjectsAgainstBaselinesOfTheirOwn: a subject named in Baselines is
+// judged against its own baseline (each build against the other build in
+// the same storage mode); the others against the run's Baseline, if any;
+// a baseline is never judged against itself.
+func TestSubjectsAgainstBaselinesOfTheirOwn(t *testing.T) {
+	cpu := "cpu_per_call<1.05"
+	r := syntheticRunOf(t, RunInfo{Baselines: map[string]string{"fs": "fs-base", "memory": "memory-base"}}, map[string][]roundFig{
+		"fs": same(8, 2*time.Millisecond, 300), "fs-base": same(8, 2*time.Millisecond, 330),
+		"memory": same(8, 2*time.Millisecond, 120), "memory-base": same(8, 2*time.Millisecond, 100),
+		CeilingLabel: same(8, time.Millisecond, 80)})
+	for subject, want := range map[string]struct{ status, reference string }{
+		"fs":     {"passed", "fs-base"},     // 0.91 of its base; 3.0 of memory's
+		"memory": {"failed", "memory-base"}, // 1.2 of its base
+	} {
+		if o := relative(r, subject, "ratio{vs:baseline}", cpu); o.Status != want.status || o.Reference != want.reference {
+			t.Errorf("%s: %+v, want %s against %s", subject, o, want.status, want.reference)
+		}
+	}
+	for _, base := range []string{"fs-base", "memory-base"} {
+		if o := relative(r, base, "ratio{vs:baseline}", cpu); o.Status != "" {
+			t.Errorf("the baseline %s was judged: %+v", base, o)
+		}
+		if _, ok := r.ratio(base, threshold.VersusBaseline, ratioFigure{agg: threshold.Aggregation{Func: threshold.CPUPerCall}}); ok {
+			t.Errorf("the baseline %s has a ratio to a baseline", base)
+		}
+	}
+	x, ok := r.ratio("fs", threshold.VersusBaseline, ratioFigure{agg: threshold.Aggregation{Func: threshold.CPUPerCall}})
+	if !ok || x.Reference != "fs-base" || math.Abs(x.Estimate-300.0/330) > 0.01 {
+		t.Errorf("fs against its base: %+v", x)
+	}
+	if !strings.Contains(r.Markdown(), "| fs | fs-base (baseline) |") {
+		t.Errorf("load.md does not name fs's own baseline:\n%s", r.Markdown())
+	}
+
+	// Eras: each against the baseline in its era; the baseline's later era
+	// against the run's baseline (its first era).
+	r = syntheticRunOf(t, RunInfo{Baseline: "base@1", Baselines: map[string]string{"head@1": "base@1", "head@2": "base@2"}}, map[string][]roundFig{
+		"base@1": same(8, 2*time.Millisecond, 100), "head@1": same(8, 2*time.Millisecond, 101),
+		"base@2": same(8, 2*time.Millisecond, 200), "head@2": same(8, 2*time.Millisecond, 199)})
+	for subject, want := range map[string]struct{ status, reference string }{
+		"head@1": {"passed", "base@1"}, "head@2": {"passed", "base@2"}, "base@2": {"failed", "base@1"},
+	} {
+		if o := relative(r, subject, "ratio{vs:baseline}", cpu); o.Status != want.status || o.Reference != want.reference {
+			t.Errorf("%s: %+v, want %s against %s", subject, o, want.status, want.reference)
+		}
 	}
 }

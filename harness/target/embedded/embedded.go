@@ -45,6 +45,12 @@ type Options struct {
 	// Observatory starts the server with its Observatory on, on a port of
 	// its own (target.Observed says where).
 	Observatory bool
+	// Program is the thoughtbox command of another build of the reference
+	// server to run instead of this build's, as a child process, with the
+	// same settings (for an A/B of two builds: tbbench load --base-build).
+	// It must read the settings this build's does (THOUGHTBOX_TRANSPORT,
+	// _STORAGE, _DATA_DIR, PORT). "" runs this build's.
+	Program string
 }
 
 // CritiqueTimeout is the embedded server's sampling timeout: the harness
@@ -72,7 +78,7 @@ func New(ctx context.Context, o Options) (target.Target, error) {
 	}
 	var t target.Target
 	var err error
-	if o.Transport == target.Stdio || o.Process {
+	if o.Transport == target.Stdio || o.Process || o.Program != "" {
 		t, err = newChild(ctx, o, dir, cleanup)
 	} else {
 		t, err = newInProcess(o, dir, cleanup)
@@ -115,6 +121,9 @@ type child struct {
 
 func newChild(ctx context.Context, o Options, dir string, cleanup func() error) (target.Target, error) {
 	p, err := serverProgram()
+	if o.Program != "" {
+		p, err = otherBuild(o.Program)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
 	}

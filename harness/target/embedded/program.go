@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"debug/buildinfo"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,6 +43,32 @@ func serverProgram() (program, error) {
 		}
 	}
 	return program{path: exe, own: true}, nil
+}
+
+// otherBuild returns the program of another build of the thoughtbox
+// command at path (Options.Program), run as thoughtbox is.
+func otherBuild(path string) (program, error) {
+	if err := CheckProgram(path); err != nil {
+		return program{}, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return program{}, err
+	}
+	return program{path: abs}, nil
+}
+
+// CheckProgram reports why path cannot be another build's thoughtbox
+// command (Options.Program): it is missing, or not an executable file.
+func CheckProgram(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("the reference server's build %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("the reference server's build %s is not an executable file", path)
+	}
+	return nil
 }
 
 // found is what thoughtboxBeside found: it looks once per process.

@@ -43,6 +43,10 @@ type Spec struct {
 	ExportDir string
 	// Process runs the embedded or no-op HTTP server as a child process.
 	Process bool
+	// Program is the thoughtbox command of another build the embedded
+	// server runs as, a child process (embedded.Options.Program); "" for
+	// this build's.
+	Program string
 	// Direct talks to the target without the sidecar.
 	Direct bool
 	// HopInMemory carries this process's sessions to the sidecar without
@@ -117,7 +121,7 @@ func (s Spec) Open(ctx context.Context) (target.Target, error) {
 			ObservatoryURL: s.ObservatoryURL})
 	default:
 		t, err = embedded.New(ctx, embedded.Options{Transport: s.Transport, Storage: s.Storage, DataDir: s.DataDir,
-			Process: s.Process, Env: s.Env, Observatory: s.Observatory})
+			Process: s.Process, Env: s.Env, Observatory: s.Observatory, Program: s.Program})
 	}
 	if err != nil {
 		return t, err
