@@ -238,7 +238,10 @@ sidecar: build
 
 # The generator's open loops may miss their lag figure (exit 99): the leading - lets make go on. They
 # run with the real-time scheduler (--realtime-pacer auto), the generator at its most precise.
-## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling and server CPU per call in both MCP eras (one interleaved run of the realistic mix, one of thought calls only), the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency
+# The ceiling line is run again for memory and fs with their data on tmpfs (where the machine has
+# /dev/shm): beside the first, it shows what the data directory's file system (creating, renaming and
+# journaling files) costs fs.
+## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling and server CPU per call in both MCP eras (one interleaved run of the realistic mix, one of thought calls only, and memory and fs again with their data on tmpfs), the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency
 bench: build
 	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --direct --progress lines --run-id bench-generator-closed
 	-./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --direct --realtime-pacer auto --progress lines --run-id bench-generator-open
@@ -246,6 +249,10 @@ bench: build
 	-./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --realtime-pacer auto --progress lines --run-id bench-generator-open-sidecar
 	./$(BIN)/tbbench load --tier regression --compare-storage memory,fs,sqlite --era both --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling
 	./$(BIN)/tbbench load --tier regression --compare-storage memory,fs --era both --workload harness/load/testdata/ceiling-thoughts.yaml --progress lines --run-id bench-ceiling-thoughts
+	@if [ -d /dev/shm ] && d=$$(mktemp -d /dev/shm/tbbench-bench-XXXXXX); then \
+	  TMPDIR=$$d ./$(BIN)/tbbench load --tier regression --compare-storage memory,fs --era both --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling-tmpfs; \
+	  s=$$?; rm -rf "$$d"; exit $$s; \
+	else echo "make bench: no /dev/shm: the line on tmpfs is left out"; fi
 	./$(BIN)/tbbench load --tier long-session --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-long-session
 	./$(BIN)/tbbench load --tier stress --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-stress
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
