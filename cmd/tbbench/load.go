@@ -99,7 +99,11 @@ the no-op ceiling. load.md gives each subject's ratios to the baseline and to
 the ceiling, paired round by round, with 95 % confidence intervals: service
 time (send to answer), throughput, and for servers run as child processes
 their CPU time per call and RSS. --compare-storage fs,memory,sqlite is
-shorthand for one embedded subject per storage mode.
+shorthand for one embedded subject per storage mode. --base-build PATH
+measures another build of the reference server (its thoughtbox command)
+beside every embedded subject, as MODE-base, and judges each subject
+against it in its own mode and era (make ab BASE=<commit> builds one and
+runs the A/B).
 
 Thresholds may be relative (the ratio metric): ratio{op:thought,vs:ceiling}:
 p(50)<4, ratio{vs:baseline}: cpu_per_call<1.05. A relative threshold fails
