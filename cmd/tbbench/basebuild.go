@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
@@ -39,7 +40,7 @@ func withBaseBuild(subjects []load.Subject, spec targetspec.Spec, compare, path 
 	baselines := map[string]string{}
 	for _, s := range subjects {
 		out = append(out, s)
-		i := indexOfMode(modes, s.Label)
+		i := slices.Index(modes, s.Label)
 		if i < 0 {
 			continue // the ceiling
 		}
@@ -50,15 +51,6 @@ func withBaseBuild(subjects []load.Subject, spec targetspec.Spec, compare, path 
 		baselines[s.Label] = label
 	}
 	return out, baselines, nil
-}
-
-func indexOfMode(modes []string, label string) int {
-	for i, m := range modes {
-		if m == label {
-			return i
-		}
-	}
-	return -1
 }
 
 // baselinesInEachEra returns the baselines of a run of several eras

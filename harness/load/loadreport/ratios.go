@@ -189,8 +189,8 @@ var defaultRatioFigures = []ratioFigure{
 // reference returns the label of the subject that subject is judged
 // against by ratios of kind vs: the ceiling; or its own baseline
 // (Baselines), else the run's (Baseline). A reference is never judged
-// against itself, and a subject without one, or whose reference has no
-// rounds in the run, has none.
+// against itself, and a reference that is not a subject of the run is
+// none.
 func (r *Report) reference(vs, subject string) (string, bool) {
 	if subject == CeilingLabel {
 		return "", false
