@@ -127,14 +127,13 @@ func TestLoadThresholdExitStatus(t *testing.T) {
 	}
 }
 
-// TestLoadSubjectsAndInconclusive runs two subjects in interleaved rounds
-// beside the ceiling and reads their paired ratios from load.json; then a
-// tier whose ceiling condition the machine cannot meet exits 3, with the
-// reason in load.md and the scorecard.
-func TestLoadSubjectsAndInconclusive(t *testing.T) {
-	dir := t.TempDir()
+// twoSubjectsWorkload writes, into dir, a workload of 3 short smoke rounds
+// that judges each subject's throughput against its baseline, and returns
+// its path.
+func twoSubjectsWorkload(t *testing.T, dir string) string {
+	t.Helper()
 	w := filepath.Join(dir, "w.yaml")
-	os.WriteFile(w, []byte(`tiers:
+	if err := os.WriteFile(w, []byte(`tiers:
   smoke:
     model: closed
     users: 1
@@ -143,7 +142,19 @@ func TestLoadSubjectsAndInconclusive(t *testing.T) {
     thresholds:
       errors: ["count==0"]
       ratio{vs:baseline}: ["throughput>0.001"]
-`), 0o644)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestLoadSubjectsAndInconclusive runs two subjects in interleaved rounds
+// beside the ceiling and reads their paired ratios from load.json; then a
+// tier whose ceiling condition the machine cannot meet exits 3, with the
+// reason in load.md and the scorecard.
+func TestLoadSubjectsAndInconclusive(t *testing.T) {
+	dir := t.TempDir()
+	w := twoSubjectsWorkload(t, dir)
 	code, stderr := capture(t, "load", "--in-process", "--prometheus", "off", "--workload", w, "--out", dir, "--run-id", "ab", "--progress", "lines",
 		"--subject", "base=embedded:memory", "--subject", "head=embedded:memory")
 	// A busy machine may answer no thought call in a round of 300 ms: the
@@ -229,17 +240,7 @@ func TestLoadBaseBuild(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "../thoughtbox").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	w := filepath.Join(dir, "w.yaml")
-	os.WriteFile(w, []byte(`tiers:
-  smoke:
-    model: closed
-    users: 1
-    duration: 300ms
-    rounds: 3
-    thresholds:
-      errors: ["count==0"]
-      ratio{vs:baseline}: ["throughput>0.001"]
-`), 0o644)
+	w := twoSubjectsWorkload(t, dir)
 	code, stderr := capture(t, "load", "--prometheus", "off", "--workload", w, "--out", dir, "--run-id", "ab", "--progress", "lines",
 		"--compare-storage", "memory", "--era", "both", "--base-build", bin, "--ceiling=false")
 	if code != exitLoadPass && (code != exitLoadInconclusive || !strings.Contains(stderr, "no thought call was answered in")) {
