@@ -258,9 +258,9 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
 
-## ab: an A/B of two builds of the reference server, this tree's against BASE's (a commit: make ab BASE=HEAD~1): each build's server CPU per call and throughput in each storage mode of AB_STORAGE (default memory,fs) and both MCP eras, in AB_ROUNDS interleaved rounds (default 8, 4 s each: about 5 minutes), and this build ÷ BASE's with its 95 % interval in out/ab-<commit>-<time>/load.md; exit 99 when this build costs more than 5 % more CPU per call by the whole interval, 3 when the run cannot tell. The data directories are new ones under TMPDIR (its file system weighs on fs: docs/figures.md)
+## ab: an A/B of two builds of the reference server, this tree's against BASE's (a commit: make ab BASE=HEAD~1): each build's server CPU per call and throughput in each storage mode of AB_STORAGE (default memory,fs) and both MCP eras, in AB_ROUNDS interleaved rounds (default 16, 2 s each: about 6 minutes), and this build ÷ BASE's with its 95 % interval in out/ab-<commit>-<time>/load.md; exit 99 when this build costs more than 5 % more CPU per call by the whole interval, 3 when the run cannot tell. The data directories are new ones under TMPDIR (its file system weighs on fs: docs/figures.md)
 AB_STORAGE ?= memory,fs
-AB_ROUNDS ?= 8
+AB_ROUNDS ?= 16
 ab: build
 	@test -n "$(BASE)" || { echo 'make ab: name the build to compare with: BASE=<commit>, e.g. make ab BASE=HEAD~1' >&2; exit 2; }
 	@rev=$$(git rev-parse --verify --quiet "$(BASE)^{commit}") || { echo "make ab: BASE=$(BASE) is not a commit of this repository" >&2; exit 2; }; \
