@@ -258,7 +258,7 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
 
-## ab: an A/B of two builds of the reference server, this tree's against BASE's (a commit: make ab BASE=HEAD~1): each build's server CPU per call and throughput in each storage mode of AB_STORAGE (default memory,fs) and both MCP eras, in AB_ROUNDS interleaved rounds (default 16, 2 s each: about 6 minutes), and this build ÷ BASE's with its 95 % interval in out/ab-<commit>-<time>/load.md; exit 99 when this build costs more than 5 % more CPU per call by the whole interval, 3 when the run cannot tell. The data directories are new ones under TMPDIR (its file system weighs on fs: docs/figures.md)
+## ab: an A/B of two builds of the reference server, this tree's against BASE's (a commit: make ab BASE=HEAD~1): each build's server CPU per call and throughput in each storage mode of AB_STORAGE (default memory,fs) and both MCP eras, in AB_ROUNDS interleaved rounds (default 16, 2 s each: about 6 minutes), and this build ÷ BASE's with its 95 % interval in out/ab-<commit>-<time>/load.md; tbbench exits 99 when this build costs more than 5 % more CPU per call by the whole interval, 3 when the run cannot tell (make then fails with its own status, 2, and shows tbbench's). The data directories are new ones under TMPDIR (its file system weighs on fs: docs/figures.md)
 AB_STORAGE ?= memory,fs
 AB_ROUNDS ?= 16
 ab: build
