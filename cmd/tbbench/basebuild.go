@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/thoughtbox-bench/tbbench/harness/load"
@@ -16,36 +15,28 @@ import (
 // (--base-build): fs-base beside fs.
 const baseSuffix = "-base"
 
-// withBaseBuild adds after every embedded subject the same subject run by
-// the thoughtbox command at path, another build of the reference server,
-// labelled LABEL-base, and returns the baselines: each subject judged
-// against its base. compare is --compare-storage (the modes measured; ""
-// for spec's one); other says whether the run is of another kind, which
-// --base-build does not apply to.
-func withBaseBuild(subjects []load.Subject, spec targetspec.Spec, compare, path string, other bool) ([]load.Subject, map[string]string, error) {
+// withBaseBuild adds after every embedded subject (each labelled with its
+// storage mode, by loadSubjects) the same subject run by the thoughtbox
+// command at path, another build of the reference server, labelled
+// MODE-base, and returns the baselines: each subject judged against its
+// base. other says whether the run is of another kind, which --base-build
+// does not apply to.
+func withBaseBuild(subjects []load.Subject, spec targetspec.Spec, path string, other bool) ([]load.Subject, map[string]string, error) {
 	if other || spec.Kind() != target.KindEmbedded || spec.DataDir != "" {
 		return nil, nil, errors.New("--base-build compares two builds of the embedded server, each a child process on a new data directory: it does not apply to --url, --command, --subject, --target, --compare-observatory, --in-process or --data-dir")
 	}
 	if err := embedded.CheckProgram(path); err != nil {
 		return nil, nil, fmt.Errorf("--base-build %s: %w (want a build of cmd/thoughtbox, as make ab leaves it)", path, err)
 	}
-	modes := []string{spec.Storage}
-	if compare != "" {
-		modes = modes[:0]
-		for _, m := range strings.Split(compare, ",") {
-			modes = append(modes, strings.TrimSpace(m))
-		}
-	}
 	var out []load.Subject
 	baselines := map[string]string{}
 	for _, s := range subjects {
 		out = append(out, s)
-		i := slices.Index(modes, s.Label)
-		if i < 0 {
-			continue // the ceiling
+		if s.Label == load.CeilingLabel {
+			continue
 		}
 		base := spec
-		base.Storage, base.Program = modes[i], path
+		base.Storage, base.Program = s.Label, path
 		label := s.Label + baseSuffix
 		out = append(out, load.Subject{Label: label, Profile: s.Profile, Open: base.Open})
 		baselines[s.Label] = label

@@ -242,7 +242,7 @@ Flags:
 	}
 	var baselines map[string]string
 	if *baseBuild != "" {
-		if subjects, baselines, err = withBaseBuild(subjects, spec, *compare, *baseBuild, len(subjectFl) > 0 || *tgt != "" || *compareOb || *inProcess); err != nil {
+		if subjects, baselines, err = withBaseBuild(subjects, spec, *baseBuild, len(subjectFl) > 0 || *tgt != "" || *compareOb || *inProcess); err != nil {
 			return bad(err)
 		}
 	}

@@ -206,9 +206,7 @@ func (s *Server) serveSession(w http.ResponseWriter, r *http.Request, env envelo
 		return
 	}
 	// tools/list, answered as before (staticanswers.go).
-	version := r.Header.Get(mcp.HeaderProtocolVersion)
-	key, id, static := sessionStaticKey(version, body)
-	static = static && version != ""
+	key, id, static := sessionStaticKey(r.Header.Get(mcp.HeaderProtocolVersion), body)
 	if static && s.serveStatic(w, key, id) {
 		return
 	}

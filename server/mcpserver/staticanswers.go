@@ -93,6 +93,9 @@ func modernStaticKey(body []byte) (key string, id []byte, ok bool) {
 //
 // body must be valid JSON (inspect has checked it).
 func sessionStaticKey(version string, body []byte) (key string, id []byte, ok bool) {
+	if version == "" {
+		return "", nil, false
+	}
 	method, id, params, ok := plainRequest(body)
 	if !ok || method != string(mcp.MethodToolsList) {
 		return "", nil, false
