@@ -268,13 +268,16 @@ func TestLoadBaseBuild(t *testing.T) {
 	if len(judged) != 2 || judged["memory@2025-11-25"] != "memory-base@2025-11-25 passed" || judged["memory@2026-07-28"] != "memory-base@2026-07-28 passed" {
 		t.Errorf("judged %v, want each era's memory passed against the base build's in that era", judged)
 	}
+	// A process's CPU time is read in clock ticks (10 ms): in a round of
+	// 300 ms on a busy runner a server may show none, and that round has
+	// no CPU ratio. Two rounds still give an interval.
 	cpu := 0
 	for _, x := range rep.Ratios {
-		if x.Versus == "baseline" && x.Figure == "cpu_per_call" && len(x.Rounds) == 3 {
+		if x.Versus == "baseline" && x.Figure == "cpu_per_call" && len(x.Rounds) >= 2 {
 			cpu++
 		}
 	}
 	if cpu != 2 {
-		t.Errorf("%d CPU-per-call ratios to the base build over 3 rounds, want 2: %+v", cpu, rep.Ratios)
+		t.Errorf("%d CPU-per-call ratios to the base build over 2 or 3 rounds, want 2: %+v", cpu, rep.Ratios)
 	}
 }
