@@ -183,6 +183,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Targets = append(rep.Targets, info)
 	}
 	r := &runner{o: o, errors: errs, live: o.Live, profiles: profiles}
+	defer r.gzipTranscripts()
 	r.watcher = startWatch(ctx, o.Watcher, o.Subjects, targets, rep)
 	err = r.runTier(ctx, tier, targets, rep)
 	r.watcher.finish(context.WithoutCancel(ctx))

@@ -130,7 +130,7 @@ func TestSmokeKeepsEveryThought(t *testing.T) {
 	if n := strings.Count(string(html), "<svg"); n < 2 || strings.Contains(string(html), "https://") {
 		t.Errorf("load.html has %d charts or loads something from the network", n)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "transcripts", "smoke-fs-user0.jsonl")); err != nil {
+	if err := gzipped(filepath.Join(dir, "transcripts", "smoke-fs-user0.jsonl")); err != nil {
 		t.Error(err)
 	}
 }

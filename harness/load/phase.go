@@ -77,6 +77,10 @@ type runner struct {
 	// watcher is the run's watch, waited for before the first measured
 	// phase.
 	watcher *watch
+	// written are the phases' closed transcripts, compressed when the run
+	// ends (gzipTranscripts).
+	writtenMu sync.Mutex
+	written   []string
 }
 
 // runPhase runs one phase: the executor drives virtual users against the
@@ -207,8 +211,13 @@ func (r *runner) transcripts(s PhaseSpec, first int) (get func(int) *transcript.
 	close = func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if rec != nil {
-			rec.Close()
+		if rec != nil && rec.Keeps() {
+			if err := rec.Close(); err != nil {
+				r.errors.Notef("transcript of %s: %v", s.Name, err)
+			}
+			r.writtenMu.Lock()
+			r.written = append(r.written, rec.Path())
+			r.writtenMu.Unlock()
 		}
 	}
 	return func(user int) *transcript.Recorder {
@@ -227,6 +236,21 @@ func (r *runner) transcripts(s PhaseSpec, first int) (get func(int) *transcript.
 		}
 		return rec
 	}, close
+}
+
+// gzipTranscripts compresses the phases' transcripts once the run is over
+// (not while a phase of it is measured: compressing costs the client 0.1 s
+// of CPU for a round's 18 MB). A load run's transcripts came to 0.5–0.9 GB
+// uncompressed, about four times their compressed size.
+func (r *runner) gzipTranscripts() {
+	r.writtenMu.Lock()
+	defer r.writtenMu.Unlock()
+	for _, path := range r.written {
+		if _, err := transcript.Gzip(path); err != nil {
+			r.errors.Notef("transcript %s left uncompressed: %v", path, err)
+		}
+	}
+	r.written = nil
 }
 
 // watch evaluates the abort-on-fail thresholds every second until stopped.
