@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"iter"
 	"slices"
 	"strings"
@@ -39,12 +40,21 @@ type recent[T comparable] struct {
 	live    bool
 }
 
+// ListOrder compares two sessions in List's order, each given by its
+// update time (RFC 3339 in UTC, which sorts as text) and the order in which
+// it was added: the newest update first, ties in the order added. It is
+// negative when a comes first, positive when b does, and 0 for the same
+// time and order. Every backend's List, and Recency, order by it.
+func ListOrder(updatedA string, orderA int64, updatedB string, orderB int64) int {
+	if c := strings.Compare(updatedB, updatedA); c != 0 {
+		return c
+	}
+	return cmp.Compare(orderA, orderB)
+}
+
 // before reports whether a comes before b in List's order.
 func (a *recent[T]) before(b *recent[T]) bool {
-	if c := strings.Compare(a.updated, b.updated); c != 0 {
-		return c > 0
-	}
-	return a.order < b.order
+	return ListOrder(a.updated, a.order, b.updated, b.order) < 0
 }
 
 // Add gives item, the order-th added, its update time; it does nothing

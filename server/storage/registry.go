@@ -185,10 +185,7 @@ type listHit struct {
 }
 
 func compareHits(a, b listHit) int {
-	if c := strings.Compare(b.updated, a.updated); c != 0 {
-		return c
-	}
-	return a.order - b.order
+	return ListOrder(a.updated, int64(a.order), b.updated, int64(b.order))
 }
 
 // listHits collects List's hits. With a limit it keeps only the first

@@ -1,7 +1,6 @@
 package sqlitestore
 
 import (
-	"cmp"
 	"database/sql"
 	"encoding/json"
 	"slices"
@@ -133,10 +132,7 @@ func (s *Store) listIndexed(f storage.Filter) []storage.Session {
 		}
 		slices.SortFunc(tagged, func(x, y string) int {
 			a, b := s.index[x], s.index[y]
-			if c := strings.Compare(b.sess.UpdatedAt, a.sess.UpdatedAt); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.n, b.n)
+			return storage.ListOrder(a.sess.UpdatedAt, a.n, b.sess.UpdatedAt, b.n)
 		})
 		sessions = slices.Values(tagged)
 	}
