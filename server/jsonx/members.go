@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
 
 // Member is one member of a JSON object: its key as written between the
@@ -31,92 +33,13 @@ func AppendMembers(dst []Member, raw []byte) ([]Member, bool) {
 // member value of a document AppendMembers accepted): it does not check
 // raw again.
 func AppendMembersOfValid(dst []Member, raw []byte) ([]Member, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return dst, false
-	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return dst, true
-	}
-	for i < len(raw) && raw[i] == '"' {
-		end, escaped := scanString(raw, i)
-		key := raw[i+1 : end-1]
-		if escaped || !utf8.Valid(key) {
-			return dst, false
+	plain := true
+	scanned := jsonscan.EachMember(raw, func(key, value []byte) {
+		if plain = plain && bytes.IndexByte(key, '\\') < 0 && utf8.Valid(key); plain {
+			dst = append(dst, Member{Key: key, Value: value})
 		}
-		i = skipSpace(raw, end) // at ':'
-		start := skipSpace(raw, i+1)
-		stop := skipValue(raw, start)
-		dst = append(dst, Member{Key: key, Value: raw[start:stop]})
-		i = skipSpace(raw, stop)
-		if i >= len(raw) || raw[i] != ',' {
-			return dst, true
-		}
-		i = skipSpace(raw, i+1)
-	}
-	return dst, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString returns the index after the string starting at b[i] (a quote)
-// and whether it contains a backslash.
-func scanString(b []byte, i int) (int, bool) {
-	escaped := false
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			escaped = true
-			i++
-		case '"':
-			return i + 1, escaped
-		}
-	}
-	return len(b), escaped
-}
-
-// skipValue returns the index after the (valid) value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		end, _ := scanString(b, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i, _ = scanString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
+	})
+	return dst, scanned && plain
 }
 
 // PlainString returns the string the JSON string literal raw (a valid JSON
