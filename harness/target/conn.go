@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -42,6 +44,23 @@ type Conn struct {
 	// contextID is the 2026-era context the last thoughtbox_gateway answer
 	// named, carried into the calls after it ("" before one).
 	contextID atomic.Pointer[string]
+	// closedBy is where Close was first called from, for the error of a
+	// request it cut short (canceled).
+	closedBy atomic.Pointer[string]
+}
+
+// canceled adds to err, when it is a request's cancellation, whether the
+// connection had been closed and by whom, or was still open (then the
+// caller's context was canceled): mcp-go's transport cancels every request
+// of a connection closed under it, and says only "context canceled".
+func (c *Conn) canceled(err error) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if by := c.closedBy.Load(); by != nil {
+		return fmt.Errorf("%w (the connection had been closed, by %s)", err, *by)
+	}
+	return fmt.Errorf("%w (the connection was open: the caller's context was canceled)", err)
 }
 
 // Era returns the MCP wire era the connection speaks.
@@ -79,7 +98,7 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
 	resp, err := c.tr.SendRequest(ctx, c.frame(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}))
 	if err != nil {
-		return nil, err
+		return nil, c.canceled(err)
 	}
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
@@ -258,7 +277,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolRe
 		resp, res, err := c.calls.call(ctx, c.frame(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "tools/call", Params: params}))
 		switch {
 		case err != nil:
-			return ToolResult{}, err
+			return ToolResult{}, c.canceled(err)
 		case resp.Error != nil:
 			return ToolResult{}, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
 		}
@@ -423,6 +442,11 @@ func (c *Conn) Quirks() []string {
 
 // Close ends the session (DELETE over HTTP, closing the child over stdio).
 func (c *Conn) Close() error {
+	by := "an unknown caller"
+	if _, file, line, ok := runtime.Caller(1); ok {
+		by = fmt.Sprintf("%s:%d", filepath.Base(file), line)
+	}
+	c.closedBy.CompareAndSwap(nil, &by)
 	err := c.client.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil

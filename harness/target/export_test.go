@@ -27,3 +27,6 @@ func HoldPortClaimIfAsked() {
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 	os.Exit(0)
 }
+
+// Canceled is Conn.canceled, for tests.
+func (c *Conn) Canceled(err error) error { return c.canceled(err) }

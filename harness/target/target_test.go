@@ -3,8 +3,11 @@ package target_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/thoughtbox-bench/tbbench/harness/target"
@@ -80,5 +83,37 @@ func TestSessionsAreRecorded(t *testing.T) {
 	counts := rec.Counts()
 	if counts.Methods["initialize"] != 1 || counts.Methods["tools/call"] != 1 || counts.Operations["thoughtbox_gateway/get_state"] != 1 {
 		t.Errorf("counts %+v", counts)
+	}
+}
+
+// TestACanceledRequestSaysWhoClosedTheConnection checks the error of a
+// request canceled under a connection: while it is open, the caller's
+// context; once closed, where Close was called from.
+func TestACanceledRequestSaysWhoClosedTheConnection(t *testing.T) {
+	tg, err := embedded.New(context.Background(), embedded.Options{Storage: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := target.Connect(context.Background(), tg, transcript.Discard(), target.ConnOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.Gateway(ctx, "get_state", nil)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "the connection was open: the caller's context was canceled") {
+		t.Errorf("a call with a canceled context on an open connection: %v", err)
+	}
+	other := errors.New("connection refused")
+	if got := c.Canceled(other); got != other {
+		t.Errorf("another error became %v", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := c.Canceled(fmt.Errorf("failed to send request: %w", context.Canceled))
+	if !errors.Is(got, context.Canceled) || !strings.Contains(got.Error(), "the connection had been closed, by target_test.go:") {
+		t.Errorf("a request canceled by the close: %v", got)
 	}
 }
