@@ -11,8 +11,9 @@ import (
 // lines compressed (gzip's fastest level: about 4× smaller for a load
 // run's transcripts, 0.1 s for 18 MB), and returns the new path. The
 // compressed file is written beside the transcript (path+".gz.partial")
-// and renamed into place before the transcript is removed, so a failure at any point leaves one
-// whole copy: on an error the transcript stays where it was.
+// and renamed into place before the transcript is removed, so a failure
+// at any point leaves one whole copy: on an error the transcript stays
+// where it was.
 func Gzip(path string) (string, error) {
 	in, err := os.Open(path)
 	if err != nil {
