@@ -45,7 +45,7 @@ them), which thoughts each refuses, and, where both families export a
 session, the JSON export's nodes and their links. Each target's family is
 detected from tools/list.
 
-SPEC is embedded:fs|memory|sqlite, noop, cmd:COMMAND ({port} a free port;
+SPEC is embedded:fs|memory|sqlite, noop, cmd:COMMAND ({port} a free port, {tmpdir} a new empty directory;
 --transport applies) or url:URL.
 
 Writes diff.json and diff.md and transcripts/diff.jsonl under <out>/<run-id>/.

@@ -73,7 +73,7 @@ func runLoad(args []string) int {
 		with      multi
 		subjectFl multi
 	)
-	fs.Var(&subjectFl, "subject", "`NAME=SPEC`: a subject measured in the same interleaved rounds as the others (repeatable), SPEC one of "+subjectSpecs+" (COMMAND as --command: words split on spaces, {port} a free port, --transport applies, default stdio); the no-op ceiling is added when every subject speaks HTTP")
+	fs.Var(&subjectFl, "subject", "`NAME=SPEC`: a subject measured in the same interleaved rounds as the others (repeatable), SPEC one of "+subjectSpecs+" (COMMAND as --command: words split on spaces, {port} a free port, {tmpdir} a new empty directory of the subject's own, --transport applies, default stdio); the no-op ceiling is added when every subject speaks HTTP")
 	fs.Var(&with, "with", "`run directory` of an earlier tbbench run (e.g. conform) whose scorecard joins this run's in one scorecard.json (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench load [flags]
@@ -91,8 +91,11 @@ Subjects: --subject NAME=SPEC (repeatable) names each server the run
 measures, e.g. two builds of one server:
 
   tbbench load --tier regression --transport http \
-    --subject base=cmd:"base/thoughtbox --port {port}" \
-    --subject head=cmd:"head/thoughtbox --port {port}" --baseline base
+    --subject base=cmd:"base/thoughtbox --port {port} --data-dir {tmpdir}" \
+    --subject head=cmd:"head/thoughtbox --port {port} --data-dir {tmpdir}" --baseline base
+
+({tmpdir} is a new empty directory of each subject's own, removed after the
+run: without it both builds would keep their data in ~/.thoughtbox.)
 
 Every subject runs in the same rounds, its order rotated each round, beside
 the no-op ceiling. load.md gives each subject's ratios to the baseline and to

@@ -32,14 +32,14 @@ type targetFlags struct {
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	f := &targetFlags{}
 	fs.StringVar(&f.url, "url", "", "test a running Streamable HTTP server at `URL` (e.g. http://127.0.0.1:1731/mcp)")
-	fs.StringVar(&f.command, "command", "", "start the server with `CMD` (words split on spaces, quote with ' or \"); {port} becomes a free port")
+	fs.StringVar(&f.command, "command", "", "start the server with `CMD` (words split on spaces, quote with ' or \"); {port} becomes a free port, {tmpdir} a new empty directory removed afterwards (e.g. --data-dir {tmpdir})")
 	fs.StringVar(&f.transport, "transport", "", "`http` or `stdio`: of the embedded server (default http) or of --command (default stdio)")
 	fs.StringVar(&f.storage, "storage", "fs", "`fs`, `memory` or `sqlite`: storage of the embedded server")
 	fs.StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded server (default: a fresh temporary one)")
 	fs.StringVar(&f.exportDir, "export-dir", "", "where a --url or --command server writes its exports, if it is on this machine (default: THOUGHTBOX_EXPORT_DIR or THOUGHTBOX_DATA_DIR/exports from --env)")
 	fs.BoolVar(&f.direct, "direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy")
 	fs.StringVar(&f.observatoryURL, "observatory-url", "", "where the --url or --command server runs its Observatory, `http://HOST:PORT[/ws-path]` ({obsport}: a free port the harness picks, also in --command and --env)")
-	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} is replaced)")
+	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} and {tmpdir} are replaced)")
 	fs.StringVar(&f.profile, "profile", "auto", "the target's family: `auto` (detected from tools/list), "+strings.Join(profile.Names(), ", "))
 	return f
 }

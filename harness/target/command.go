@@ -24,14 +24,18 @@ import (
 
 // CommandOptions configure a server started by command.
 type CommandOptions struct {
-	// Command is the server command line; {port} is replaced by a free port.
-	// Words are split on white space; quote with ' or ".
+	// Command is the server command line; {port} is replaced by a free port,
+	// and {tmpdir} (TmpDirPlaceholder) by a new empty directory made for
+	// the target under $TMPDIR and removed when it closes (a second process
+	// of the target, Sibling, gets the same one): a data directory that
+	// starts empty and leaves nothing behind. Words are split on white
+	// space; quote with ' or ".
 	Command string
-	// Argv, when set, is used instead of Command (no splitting, {port} is
-	// still replaced).
+	// Argv, when set, is used instead of Command (no splitting, {port} and
+	// {tmpdir} are still replaced).
 	Argv []string
-	// Env holds extra KEY=VALUE variables for the server; {port} is replaced
-	// here too. THOUGHTBOX_DATA_DIR, _STORAGE and _EXPORT_DIR are read into
+	// Env holds extra KEY=VALUE variables for the server; {port} and
+	// {tmpdir} are replaced here too. THOUGHTBOX_DATA_DIR, _STORAGE and _EXPORT_DIR are read into
 	// Info.
 	Env []string
 	// Transport is Stdio (a new child per MCP session) or HTTP (one child).
@@ -51,7 +55,14 @@ type CommandOptions struct {
 	// http://127.0.0.1:{obsport} when the command or its environment takes
 	// {obsport}; none otherwise).
 	ObservatoryURL string
+
+	// tmpDir is what {tmpdir} stands for, once made.
+	tmpDir string
 }
+
+// TmpDirPlaceholder, in a command, its arguments or its environment, stands
+// for a new empty directory made for the target (CommandOptions.Command).
+const TmpDirPlaceholder = "{tmpdir}"
 
 type commandTarget struct {
 	o    CommandOptions
@@ -83,7 +94,7 @@ func NewCommand(ctx context.Context, o CommandOptions) (Target, error) {
 	return t, nil
 }
 
-func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
+func newCommand(ctx context.Context, o CommandOptions) (_ *commandTarget, err error) {
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 10 * time.Second
 	}
@@ -105,6 +116,21 @@ func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
 		}
 		t.port = p
 	}
+	if o.tmpDir == "" && strings.Contains(strings.Join(append(append([]string{o.Command, o.URL}, o.Argv...), o.Env...), "\n"), TmpDirPlaceholder) {
+		dir, err := os.MkdirTemp("", "tbbench-target-*")
+		if err != nil {
+			return nil, err
+		}
+		o.tmpDir = dir
+		t.o = o
+		t.cleanup.add(func() error { return os.RemoveAll(dir) })
+	}
+	// A target that could not be made leaves no directory behind.
+	defer func() {
+		if err != nil {
+			_ = t.cleanup.run()
+		}
+	}()
 	argv := o.Argv
 	if argv == nil {
 		words, err := SplitCommand(o.Command)
@@ -159,6 +185,9 @@ func newCommand(ctx context.Context, o CommandOptions) (*commandTarget, error) {
 
 func (t *commandTarget) sub(s string) string {
 	s = strings.ReplaceAll(s, "{port}", strconv.Itoa(t.port))
+	if t.o.tmpDir != "" {
+		s = strings.ReplaceAll(s, TmpDirPlaceholder, t.o.tmpDir)
+	}
 	if t.obsPort != 0 {
 		s = strings.ReplaceAll(s, ObsPortPlaceholder, strconv.Itoa(t.obsPort))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -342,5 +343,52 @@ func TestSiblingSharesTheData(t *testing.T) {
 		if _, err := os.Stat(tg.Info().DataDir); err != nil {
 			t.Fatalf("closing the sibling removed the data: %v", err)
 		}
+	}
+}
+
+// TestCommandTmpDir runs a command that takes {tmpdir}: a new empty
+// directory stands for it, the target's second process gets the same one,
+// and the directory goes when the target closes, or when it could not be
+// made.
+func TestCommandTmpDir(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	tg, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "server --port {port} --data-dir {tmpdir}",
+		Env: []string{"THOUGHTBOX_DATA_DIR=" + target.TmpDirPlaceholder}, Transport: target.Stdio})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := tg.Info().DataDir
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 || !strings.HasPrefix(dir, tmp+string(os.PathSeparator)) {
+		t.Fatalf("{tmpdir} is %q (%d entries, %v), want a new empty directory under %s", dir, len(entries), err, tmp)
+	}
+	if a := tg.Info().Address; !strings.Contains(a, "--data-dir "+dir) || strings.Contains(a, "{tmpdir}") {
+		t.Errorf("the command runs as %q", a)
+	}
+	sib, err := tg.(target.Sibling).Sibling(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sib.Info().DataDir; got != dir {
+		t.Errorf("the second process's {tmpdir} is %q, want %q", got, dir)
+	}
+	if err := sib.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("the second process's close removed the directory: %v", err)
+	}
+	if err := tg.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the directory is left after the target closed: %v", err)
+	}
+	// A target that could not start leaves nothing either.
+	if _, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "sh -c 'exit 3' {tmpdir}", Transport: target.HTTP}); err == nil {
+		t.Fatal("a command that exits at once started")
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "tbbench-target-*")); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
 	}
 }

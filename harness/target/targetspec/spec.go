@@ -26,7 +26,8 @@ type Spec struct {
 	// URL of a running Streamable HTTP server; with Command, the child's
 	// endpoint ({port} stands for its port).
 	URL string
-	// Command starts the server; {port} becomes a free port.
+	// Command starts the server; {port} becomes a free port, {tmpdir} a
+	// new empty directory removed when the target closes.
 	Command string
 	// Noop is the built-in no-op MCP server.
 	Noop bool
