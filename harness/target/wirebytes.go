@@ -6,6 +6,8 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
+
+	"github.com/thoughtbox-bench/tbbench/observability/outcome"
 )
 
 // WireBytes returns how many bytes of HTTP bodies the harness has sent to
@@ -13,7 +15,8 @@ import (
 // (DialHTTP) and raw request (RawHTTP, RawHTTPCounted) of this process:
 // the request bodies as the transport read them (one of known length once
 // written in full, answered or not), the response bodies as the client
-// read them (a stream the client stopped reading counts what it read).
+// read them (a stream the client stopped reading counts what it read),
+// except the answers a sidecar gave itself (outcome.ProxyAnswerHeader).
 // Headers are not counted. A sidecar in front of a target counts
 // the same bodies (its byte counter); two readings give the bytes of the
 // runs between them.
@@ -63,7 +66,9 @@ func (t countingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		req = r
 	}
 	resp, err := t.inner.RoundTrip(req)
-	if err == nil && resp.Body != nil {
+	// An answer the sidecar gave itself (outcome.ProxyAnswerHeader) is not
+	// the server's: it is not counted, as the sidecar does not count it.
+	if err == nil && resp.Body != nil && resp.Header.Get(outcome.ProxyAnswerHeader) == "" {
 		resp.Body = &countingBody{ReadCloser: resp.Body, n: &w.received}
 	}
 	return resp, err

@@ -24,3 +24,11 @@ const (
 	// Timeout is a call whose deadline passed (load).
 	Timeout = "timeout"
 )
+
+// ProxyAnswerHeader is the HTTP header the sidecar puts on an answer it
+// gives itself instead of the server's (an unreachable upstream, a timeout,
+// a request it refuses), with the reason as its value. Such an answer's
+// bytes are not the server's: the sidecar leaves them out of its bytes
+// out, and the harness, which compares its own count with the sidecar's,
+// leaves them out of the bytes it read.
+const ProxyAnswerHeader = "Mcp-Sidecar-Answer"

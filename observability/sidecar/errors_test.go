@@ -121,6 +121,9 @@ func TestUnreachableUpstream(t *testing.T) {
 	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, `"id":"q1"`) || !strings.Contains(body, `"code":-32603`) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
+	if h := resp.Header.Get(outcome.ProxyAnswerHeader); h != "upstream unreachable" {
+		t.Errorf("%s: %q, want the reason of the proxy's own answer", outcome.ProxyAnswerHeader, h)
+	}
 	wantCount(t, p.Counts(), "ping", outcome.Error, 1)
 	m := scrape(t, px.URL)
 	wantOps(t, p.tel, "ping", "upstream_unreachable", 1)
@@ -139,8 +142,8 @@ func TestUpstreamTimeout(t *testing.T) {
 	})
 	p, px := startProxy(t, up.URL, func(c *Config) { c.UpstreamTimeout = 50 * time.Millisecond })
 	resp, body := rawPost(t, px.URL+"/mcp", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, nil)
-	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(body, `"id":3`) {
-		t.Fatalf("got %d %s", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusGatewayTimeout || !strings.Contains(body, `"id":3`) || resp.Header.Get(outcome.ProxyAnswerHeader) != "upstream timeout" {
+		t.Fatalf("got %d %s (%s: %q)", resp.StatusCode, body, outcome.ProxyAnswerHeader, resp.Header.Get(outcome.ProxyAnswerHeader))
 	}
 	wantCount(t, p.Counts(), "tools/list", outcome.Error, 1)
 	wantOps(t, p.tel, "tools/list", "timeout", 1)
@@ -271,8 +274,8 @@ func TestBodyLimit(t *testing.T) {
 	up := fakeUpstream(t, answerJSON(200, `{}`))
 	_, px := startProxy(t, up.URL, func(c *Config) { c.MaxBodyBytes = 64 })
 	resp, body := rawPost(t, px.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 100)+`"}}`, nil)
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "-32600") {
-		t.Errorf("got %d %s", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "-32600") || resp.Header.Get(outcome.ProxyAnswerHeader) != "body_too_large" {
+		t.Errorf("got %d %s (%s: %q)", resp.StatusCode, body, outcome.ProxyAnswerHeader, resp.Header.Get(outcome.ProxyAnswerHeader))
 	}
 	wantSeries(t, scrape(t, px.URL), `mcp_sidecar_rejected_total{reason="body_too_large",server_name="test"} 1`)
 }

@@ -80,6 +80,7 @@ func (e *exchange) unanswered(httpStatus int, status, fallback string) {
 // could not be reached: a JSON-RPC error per request, with the HTTP status.
 func (e *exchange) proxyError(w http.ResponseWriter, httpStatus int, reason string) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set(outcome.ProxyAnswerHeader, reason)
 	w.WriteHeader(httpStatus)
 	if len(e.calls) == 0 {
 		return

@@ -163,6 +163,7 @@ func (p *Proxy) forwardPlain(w http.ResponseWriter, r *http.Request, body []byte
 	if err != nil {
 		if r.Context().Err() == nil {
 			p.markUnreachable(err)
+			w.Header().Set(outcome.ProxyAnswerHeader, "upstream unreachable")
 			http.Error(w, "mcp-sidecar: upstream unreachable", http.StatusBadGateway)
 		}
 		return nil
@@ -279,6 +280,7 @@ func (p *Proxy) reject(w http.ResponseWriter, status int, reason, body string) {
 	} else {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	}
+	w.Header().Set(outcome.ProxyAnswerHeader, reason)
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, body)
 }
