@@ -35,8 +35,8 @@ type CommandOptions struct {
 	// {tmpdir} are still replaced).
 	Argv []string
 	// Env holds extra KEY=VALUE variables for the server; {port} and
-	// {tmpdir} are replaced here too. THOUGHTBOX_DATA_DIR, _STORAGE and _EXPORT_DIR are read into
-	// Info.
+	// {tmpdir} are replaced here too. THOUGHTBOX_DATA_DIR, _STORAGE and
+	// _EXPORT_DIR are read into Info.
 	Env []string
 	// Transport is Stdio (a new child per MCP session) or HTTP (one child).
 	Transport string
