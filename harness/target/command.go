@@ -55,6 +55,8 @@ type CommandOptions struct {
 	// http://127.0.0.1:{obsport} when the command or its environment takes
 	// {obsport}; none otherwise).
 	ObservatoryURL string
+	// TmpDirIn is the directory {tmpdir} is made in ("": $TMPDIR).
+	TmpDirIn string
 
 	// tmpDir is what {tmpdir} stands for, once made.
 	tmpDir string
@@ -117,7 +119,7 @@ func newCommand(ctx context.Context, o CommandOptions) (_ *commandTarget, err er
 		t.port = p
 	}
 	if o.tmpDir == "" && strings.Contains(strings.Join(append(append([]string{o.Command, o.URL}, o.Argv...), o.Env...), "\n"), TmpDirPlaceholder) {
-		dir, err := os.MkdirTemp("", "tbbench-target-*")
+		dir, err := os.MkdirTemp(o.TmpDirIn, "tbbench-target-*")
 		if err != nil {
 			return nil, err
 		}

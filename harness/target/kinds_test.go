@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -351,10 +350,10 @@ func TestSiblingSharesTheData(t *testing.T) {
 // and the directory goes when the target closes, or when it could not be
 // made.
 func TestCommandTmpDir(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
 	tg, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "server --port {port} --data-dir {tmpdir}",
-		Env: []string{"THOUGHTBOX_DATA_DIR=" + target.TmpDirPlaceholder}, Transport: target.Stdio})
+		Env: []string{"THOUGHTBOX_DATA_DIR=" + target.TmpDirPlaceholder}, Transport: target.Stdio, TmpDirIn: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,10 +384,10 @@ func TestCommandTmpDir(t *testing.T) {
 		t.Errorf("the directory is left after the target closed: %v", err)
 	}
 	// A target that could not start leaves nothing either.
-	if _, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "sh -c 'exit 3' {tmpdir}", Transport: target.HTTP}); err == nil {
+	if _, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "sh -c 'exit 3' {tmpdir}", Transport: target.HTTP, TmpDirIn: tmp}); err == nil {
 		t.Fatal("a command that exits at once started")
 	}
-	if left, _ := filepath.Glob(filepath.Join(tmp, "tbbench-target-*")); len(left) != 0 {
-		t.Errorf("left in TMPDIR: %v", left)
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
 	}
 }
