@@ -120,9 +120,12 @@ type child struct {
 }
 
 func newChild(ctx context.Context, o Options, dir string, cleanup func() error) (target.Target, error) {
-	p, err := serverProgram()
+	var p program
+	var err error
 	if o.Program != "" {
 		p, err = otherBuild(o.Program)
+	} else {
+		p, err = serverProgram()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", target.ErrUnreachable, err)
