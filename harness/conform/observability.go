@@ -228,8 +228,9 @@ func summarise(cs []scorecards.Check) string {
 // GET and DELETE carry none) and of the answers it writes, framing inside
 // a body included (SSE event lines), HTTP headers and chunk framing not.
 // The harness counts the bodies its transport sent and the body bytes its
-// client read. So, when the sidecar refused no request itself (it counts
-// neither the body nor the answer of one), the bytes in must equal the
+// client read, leaving out, as the sidecar does, the answers the sidecar
+// gave itself and the bodies of the requests it refused unread (its
+// Mcp-Sidecar-Answer header says which). So the bytes in must equal the
 // bytes the harness sent, exactly, and the bytes out must be at least the
 // bytes the harness read: a client may stop reading a stream before its
 // end (or read only the first MiB of a raw answer), so more out is no
@@ -436,13 +437,16 @@ func CompareValues(h transcript.Counts, wire HarnessBytes, s SidecarValues, tool
 	}
 	durations("requests", h.Methods, h.Seconds, h.UnansweredMethods, s.Methods)
 	durations("tool calls", h.Operations, relabelSeconds(h.OperationSeconds, tools), h.UnansweredOperations, s.Operations)
+	// Neither count has the requests the sidecar refused unread, nor the
+	// answers it gave itself (target.WireBytes), so both checks hold
+	// whether it refused any or not.
 	rejected := ""
 	if s.Rejected > 0 {
-		rejected = fmt.Sprintf(" (the sidecar refused %g requests itself: their bytes are not counted)", s.Rejected)
+		rejected = fmt.Sprintf(" (the sidecar refused %g requests itself: neither count has them)", s.Rejected)
 	}
-	in := scorecards.Check{Name: "bytes in (client to server)", Passed: s.BytesIn <= float64(wire.Sent) && (s.Rejected > 0 || s.BytesIn == float64(wire.Sent)),
+	in := scorecards.Check{Name: "bytes in (client to server)", Passed: s.BytesIn == float64(wire.Sent),
 		Detail: fmt.Sprintf("harness sent %d body bytes, sidecar counted %.0f; must be equal%s", wire.Sent, s.BytesIn, rejected)}
-	out := scorecards.Check{Name: "bytes out (server to client)", Passed: s.Rejected > 0 || s.BytesOut >= float64(wire.Received),
+	out := scorecards.Check{Name: "bytes out (server to client)", Passed: s.BytesOut >= float64(wire.Received),
 		Detail: fmt.Sprintf("harness read %d body bytes, sidecar counted %.0f; must be at least as many%s", wire.Received, s.BytesOut, rejected)}
 	return append(checks, in, out)
 }

@@ -66,7 +66,10 @@ func TestCompareValuesRules(t *testing.T) {
 		{"fewer bytes in", func(s *conform.SidecarValues) { s.BytesIn-- }, "bytes in (client to server)"},
 		{"no bytes out", func(s *conform.SidecarValues) { s.BytesOut = 0 }, "bytes out (server to client)"},
 		{"more bytes out than were read", func(s *conform.SidecarValues) { s.BytesOut += 500 }, ""},
-		{"fewer bytes in when the sidecar refused a request", func(s *conform.SidecarValues) { s.BytesIn, s.Rejected = 900, 1 }, ""},
+		// A request the sidecar refused is in neither count.
+		{"fewer bytes in when the sidecar refused a request", func(s *conform.SidecarValues) { s.BytesIn, s.Rejected = 900, 1 }, "bytes in (client to server)"},
+		{"fewer bytes out when the sidecar refused a request", func(s *conform.SidecarValues) { s.BytesOut, s.Rejected = 2900, 1 }, "bytes out (server to client)"},
+		{"the same bytes when the sidecar refused a request", func(s *conform.SidecarValues) { s.Rejected = 1 }, ""},
 	}
 	for _, c := range cases {
 		s := right()

@@ -7,9 +7,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 )
 
 // writeCountingConn counts the writes made on a connection.
@@ -81,4 +84,100 @@ func TestACountedRequestGoesInOneWrite(t *testing.T) {
 	post(io.MultiReader(strings.NewReader(body)), "/mcp") // unknown length: chunked
 	post(bytes.NewReader([]byte(body)), "/mcp")           // again, on the kept connection
 	post(bytes.NewReader([]byte(body)), "/hang-up")       // sent in full, never answered
+}
+
+// TestWireBytesAgreeWithTheSidecarOnRefusedRequests sends, through a real
+// sidecar, requests it forwards and requests it refuses unread (a Host it
+// does not allow, a body over its limit), over a network transport and
+// over one that hands the request to its handler in this process. The
+// bytes sent must equal the sidecar's bytes in, and the bytes read its
+// bytes out: neither counts the refused requests.
+func TestWireBytesAgreeWithTheSidecarOnRefusedRequests(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer upstream.Close()
+	p, err := sidecar.New(sidecar.Config{Upstream: upstream.URL + "/mcp", MaxBodyBytes: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	front := httptest.NewServer(p.Handler())
+	defer front.Close()
+	sidecarIn := func() int64 {
+		t.Helper()
+		resp, err := http.Get(front.URL + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "mcp_sidecar_io_bytes_total{") && strings.Contains(line, `direction="in"`) {
+				n, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return int64(n)
+			}
+		}
+		return 0
+	}
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	large := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2048) + `"}}`
+	for _, c := range []struct {
+		name  string
+		inner http.RoundTripper
+		hosts bool // the sidecar checks the Host (only of a request from the network)
+	}{
+		{"network", &http.Transport{}, true},
+		{"in process", sidecar.HandlerTransport(p.Handler()), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			client := &http.Client{Transport: countingTransport{inner: c.inner}}
+			send := func(host, body string, known bool, want int) {
+				t.Helper()
+				var rd io.Reader = strings.NewReader(body)
+				if !known {
+					rd = io.MultiReader(rd) // unknown length
+				}
+				req, err := http.NewRequest("POST", front.URL+"/mcp", rd)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Host = host
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := client.Do(req)
+				if err != nil {
+					// A body over the limit may be cut off mid-write.
+					if want == http.StatusRequestEntityTooLarge {
+						return
+					}
+					t.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != want {
+					t.Fatalf("host %s, %d bytes: HTTP %d, want %d", host, len(body), resp.StatusCode, want)
+				}
+			}
+			host := strings.TrimPrefix(front.URL, "http://")
+			sent0, _ := WireBytes(front.URL)
+			in0 := sidecarIn()
+			for _, known := range []bool{true, false} {
+				send(host, ping, known, http.StatusOK)
+				if c.hosts {
+					send("evil.example", ping, known, http.StatusForbidden)
+				}
+				send(host, large, known, http.StatusRequestEntityTooLarge)
+				send(host, ping, known, http.StatusOK)
+			}
+			sent, _ := WireBytes(front.URL)
+			if in := sidecarIn(); sent-sent0 != in-in0 || in-in0 != int64(4*len(ping)) {
+				t.Errorf("harness sent %d body bytes, sidecar counted %d in; want both %d", sent-sent0, in-in0, 4*len(ping))
+			}
+		})
+	}
 }

@@ -32,3 +32,28 @@ const (
 // out, and the harness, which compares its own count with the sidecar's,
 // leaves them out of the bytes it read.
 const ProxyAnswerHeader = "Mcp-Sidecar-Answer"
+
+// The reasons of the requests the sidecar refuses itself, before it counts
+// or forwards them: the values of ProxyAnswerHeader on those answers and of
+// the reason label of its rejected counter.
+const (
+	// RefusedHost is a request whose Host header the sidecar does not allow.
+	RefusedHost = "forbidden_host"
+	// RefusedTooLarge is a request whose body is over the sidecar's limit.
+	RefusedTooLarge = "body_too_large"
+	// RefusedUnread is a request whose body could not be read.
+	RefusedUnread = "read_error"
+)
+
+// ProxyRefused reports whether reason, the value of ProxyAnswerHeader on an
+// answer, says the sidecar refused the request unread. Such a request's
+// body is in no count of the sidecar's, so the harness leaves it out of
+// the bytes it sent. The other answers the sidecar gives itself (an
+// unreachable upstream, a timeout) answer a request it read and counted.
+func ProxyRefused(reason string) bool {
+	switch reason {
+	case RefusedHost, RefusedTooLarge, RefusedUnread:
+		return true
+	}
+	return false
+}

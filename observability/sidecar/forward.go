@@ -19,7 +19,7 @@ import (
 // serveMCP forwards one request on the MCP endpoint.
 func (p *Proxy) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if !p.hostAllowed(r) {
-		p.reject(w, http.StatusForbidden, "forbidden_host", "Forbidden: invalid Host header")
+		p.reject(w, http.StatusForbidden, outcome.RefusedHost, "Forbidden: invalid Host header")
 		return
 	}
 	if sid := r.Header.Get(mcp.HeaderSessionID); sid != "" {
@@ -45,10 +45,10 @@ func (p *Proxy) servePost(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r.Body, p.cfg.MaxBodyBytes, r.ContentLength)
 	if err != nil {
 		if errors.Is(err, errTooLarge) {
-			p.reject(w, http.StatusRequestEntityTooLarge, "body_too_large",
+			p.reject(w, http.StatusRequestEntityTooLarge, outcome.RefusedTooLarge,
 				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"mcp-sidecar: request body too large"}}`)
 		} else {
-			p.reject(w, http.StatusBadRequest, "read_error", "")
+			p.reject(w, http.StatusBadRequest, outcome.RefusedUnread, "")
 		}
 		return
 	}
@@ -191,7 +191,7 @@ func (p *Proxy) serveStream(w http.ResponseWriter, r *http.Request) {
 func (p *Proxy) servePlain(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r.Body, p.cfg.MaxBodyBytes, r.ContentLength)
 	if err != nil {
-		p.reject(w, http.StatusRequestEntityTooLarge, "body_too_large", "")
+		p.reject(w, http.StatusRequestEntityTooLarge, outcome.RefusedTooLarge, "")
 		return
 	}
 	resp := p.forwardPlain(w, r, body)
