@@ -11,8 +11,9 @@ import (
 //   - correctness sums the level counts of every run and is scored again;
 //   - any other axis measured in one run is taken as it is; measured in
 //     several, its checks are listed together (each named after its run)
-//     and its score is the lowest of theirs, since a gate must see the
-//     worst cell;
+//     and its score and summary are those of the run that scored lowest
+//     (the first of them on a tie), named, since a gate must see the worst
+//     cell;
 //   - the caller's gates of every run are kept, named after their run;
 //   - the target is the first run's, its cells (transport, storage) joined.
 //
@@ -28,7 +29,7 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 	var transports, storages []string
 	levels := map[Level]*LevelResult{}
 	var levelOrder []Level
-	axes := map[string][]Axis{}
+	axes := map[string][]runAxis{}
 	var axisOrder []string
 	for _, c := range cards {
 		out.StartedAt = earlier(out.StartedAt, c.StartedAt)
@@ -55,11 +56,11 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 				axisOrder = append(axisOrder, a.Name)
 			}
 			a.Checks = prefixChecks(c.RunID, a.Checks)
-			axes[a.Name] = append(axes[a.Name], a)
+			axes[a.Name] = append(axes[a.Name], runAxis{run: c.RunID, axis: a})
 		}
 		for _, g := range c.Gates {
 			if !isComputedGate(g.Name) {
-				out.Gates = append(out.Gates, Gate{Name: c.RunID + ": " + g.Name, Passed: g.Passed, Inconclusive: g.Inconclusive, Detail: g.Detail})
+				out.Gates = append(out.Gates, Gate{Name: named(c.RunID, g.Name), Passed: g.Passed, Inconclusive: g.Inconclusive, Detail: g.Detail})
 			}
 		}
 	}
@@ -78,33 +79,50 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 	return out
 }
 
-// worst folds the measurements of one axis from several runs.
-func worst(as []Axis) Axis {
+// runAxis is one run's measurement of an axis.
+type runAxis struct {
+	run  string
+	axis Axis
+}
+
+// worst folds the measurements of one axis from several runs: every check,
+// and the score and summary of the lowest, named after its run. (The
+// others' summaries are in their own runs' scorecards: listed here they
+// made a line per axis of every cell's counts.)
+func worst(as []runAxis) Axis {
 	if len(as) == 1 {
-		return as[0]
+		return as[0].axis
 	}
 	w := as[0]
 	var checks []Check
-	var summaries []string
 	for _, a := range as {
-		checks = append(checks, a.Checks...)
-		summaries = append(summaries, a.Summary)
-		if *a.Score < *w.Score {
+		checks = append(checks, a.axis.Checks...)
+		if *a.axis.Score < *w.axis.Score {
 			w = a
 		}
 	}
-	score := *w.Score
-	return Axis{Name: w.Name, Score: &score, Weight: w.Weight, Checks: checks,
-		Summary: fmt.Sprintf("lowest of %d runs: %s", len(as), strings.Join(summaries, "; "))}
+	score := *w.axis.Score
+	return Axis{Name: w.axis.Name, Score: &score, Weight: w.axis.Weight, Checks: checks,
+		Summary: fmt.Sprintf("lowest of %d runs, %s: %s", len(as), w.run, w.axis.Summary)}
 }
 
 func prefixChecks(run string, cs []Check) []Check {
 	out := make([]Check, len(cs))
 	for i, c := range cs {
-		c.Name = run + ": " + c.Name
+		c.Name = named(run, c.Name)
 		out[i] = c
 	}
 	return out
+}
+
+// named puts run before name, unless name already starts with it (a gate
+// or check of a run combined before, named after a part of run such as
+// "RUN era 2025-11-25").
+func named(run, name string) string {
+	if rest, ok := strings.CutPrefix(name, run); ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, ":")) {
+		return name
+	}
+	return run + ": " + name
 }
 
 func addOnce(list []string, s string) []string {
