@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,6 +42,10 @@ type Conn struct {
 	era  Era
 	opts ConnOptions
 	caps mcp.ClientCapabilities
+	// meta is the _meta of the connection's 2026-era requests, encoded
+	// once (metaJSON).
+	meta     json.RawMessage
+	metaOnce sync.Once
 	// contextID is the 2026-era context the last thoughtbox_gateway answer
 	// named, carried into the calls after it ("" before one).
 	contextID atomic.Pointer[string]

@@ -106,18 +106,21 @@ func (c *Conn) frame(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 	if !c.era.Modern() {
 		return req
 	}
-	meta := map[string]any{mcp.MetaKeyProtocolVersion: string(c.era), mcp.MetaKeyClientInfo: clientInfo,
-		mcp.MetaKeyClientCapabilities: c.caps}
 	switch p := req.Params.(type) {
 	case map[string]any:
-		if m, ok := p["_meta"].(map[string]any); ok {
-			maps.Copy(meta, m)
-		}
 		q := make(map[string]any, len(p)+1)
 		maps.Copy(q, p)
-		q["_meta"] = meta
+		if m, ok := p["_meta"].(map[string]any); ok {
+			meta := c.modernMeta()
+			maps.Copy(meta, m)
+			q["_meta"] = meta
+		} else {
+			// The usual case: the _meta encoded once for the connection.
+			q["_meta"] = c.metaJSON()
+		}
 		req.Params = q
 	default:
+		meta := c.modernMeta()
 		fields := map[string]json.RawMessage{}
 		if p != nil {
 			b, err := json.Marshal(p)
@@ -147,6 +150,20 @@ func (c *Conn) frame(req transport.JSONRPCRequest) transport.JSONRPCRequest {
 	}
 	req.Header = h
 	return req
+}
+
+// modernMeta returns the _meta a 2026-era request of the connection
+// carries: the protocol version, client info and capabilities.
+func (c *Conn) modernMeta() map[string]any {
+	return map[string]any{mcp.MetaKeyProtocolVersion: string(c.era), mcp.MetaKeyClientInfo: clientInfo,
+		mcp.MetaKeyClientCapabilities: c.caps}
+}
+
+// metaJSON returns modernMeta encoded, once per connection: encoding it
+// for every request was a load run's most frequent encoding by reflection.
+func (c *Conn) metaJSON() json.RawMessage {
+	c.metaOnce.Do(func() { c.meta = marshal(c.modernMeta()) })
+	return c.meta
 }
 
 // headerMembers returns the members of params that mcp.StandardHeaders

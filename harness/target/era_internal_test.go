@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -151,4 +152,51 @@ func TestHeaderMembersGiveTheHeadersOfTheWholeParams(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFrameMeta checks the _meta a 2026-era request carries: the protocol
+// version, client info and capabilities, encoded once for the connection
+// and the same on every request, with the keys of a _meta the caller gave
+// winning, and a _meta that is not an object replaced.
+func TestFrameMeta(t *testing.T) {
+	c := &Conn{era: Era2026, caps: capabilitiesOf(ConnOptions{Roots: []mcp.Root{{URI: "file:///r"}}})}
+	metaOf := func(params map[string]any) map[string]any {
+		t.Helper()
+		b, err := json.Marshal(c.frame(transportRequest(params)).Params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Meta map[string]any `json:"_meta"`
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		return p.Meta
+	}
+	want := map[string]any{mcp.MetaKeyProtocolVersion: string(Era2026),
+		mcp.MetaKeyClientInfo:         map[string]any{"name": clientInfo.Name, "version": clientInfo.Version},
+		mcp.MetaKeyClientCapabilities: map[string]any{"roots": map[string]any{}}}
+	for i := range 2 {
+		if got := metaOf(map[string]any{"name": "t"}); !maps.EqualFunc(got, want, func(a, b any) bool { return jsonEqual(a, b) }) {
+			t.Errorf("request %d: _meta %v, want %v", i+1, got, want)
+		}
+	}
+	got := metaOf(map[string]any{"_meta": map[string]any{"progressToken": 7.0, mcp.MetaKeyProtocolVersion: "x"}})
+	if got["progressToken"] != 7.0 || got[mcp.MetaKeyProtocolVersion] != "x" || got[mcp.MetaKeyClientInfo] == nil {
+		t.Errorf("the caller's _meta is not merged, its keys winning: %v", got)
+	}
+	if got := metaOf(map[string]any{"_meta": "no"}); got[mcp.MetaKeyProtocolVersion] != string(Era2026) {
+		t.Errorf("a _meta that is not an object was kept: %v", got)
+	}
+}
+
+func transportRequest(params map[string]any) transport.JSONRPCRequest {
+	return transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(1)), Method: "tools/call", Params: params}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sync"
@@ -49,9 +50,10 @@ func record(inner transport.Interface, rec *transcript.Recorder, bypass bool) tr
 
 func (r *recording) session() string { return r.inner.GetSessionId() }
 
-// add records an entry of this connection.
+// add records an entry of this connection. Its message, if any, is
+// marshal's or marshalResponse's: compact.
 func (r *recording) add(e transcript.Entry) {
-	e.Session, e.Bypass = r.session(), r.bypass
+	e.Session, e.Bypass, e.Compact = r.session(), r.bypass, true
 	r.rec.Add(e)
 }
 
@@ -61,6 +63,25 @@ func marshal(v any) json.RawMessage {
 		b, _ = json.Marshal(map[string]string{"unmarshalable": err.Error()})
 	}
 	return b
+}
+
+// marshalResponse encodes resp as marshal does, but puts its result in as
+// the transport's decoder read it (valid JSON, which that decoder checked)
+// when it is on one line, instead of checking and compacting it again:
+// answers of 15 KB made that most of what keeping a transcript cost.
+func marshalResponse(resp *transport.JSONRPCResponse) json.RawMessage {
+	if resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
+		return marshal(resp)
+	}
+	head := marshal(transport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID})
+	if len(head) < 2 || head[len(head)-1] != '}' {
+		return marshal(resp)
+	}
+	out := make([]byte, 0, len(head)+len(resp.Result)+len(`,"result":`))
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, `,"result":`...)
+	out = append(out, resp.Result...)
+	return append(out, '}')
 }
 
 // Start starts the wrapped transport.
@@ -124,7 +145,7 @@ func (r *recording) call(ctx context.Context, req transport.JSONRPCRequest) (*tr
 	e := transcript.Entry{Dir: transcript.Recv, Kind: transcript.Response, Method: req.Method, Operation: op,
 		ID: req.ID.Value(), Status: outcome.OK, RoundTrip: took}
 	if keep {
-		e.Message = marshal(resp)
+		e.Message = marshalResponse(resp)
 	}
 	var dec *decoded
 	if req.Method == "tools/call" && resp.Result != nil {

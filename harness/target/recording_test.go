@@ -1,8 +1,13 @@
 package target
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -78,6 +83,75 @@ func TestToolResultsAreDecodedOnceForBoth(t *testing.T) {
 		}
 		if _, blocks, err = decodeToolResult(json.RawMessage(`[1]`), withRaw); err == nil || blocks != nil {
 			t.Errorf("a result that is not an object: %v, %+v", err, blocks)
+		}
+	}
+}
+
+// TestMarshalResponseKeepsTheResultAsRead checks that a response's encoding
+// for the transcript holds the same JSON as json.Marshal's, with its result
+// as the transport read it when that is on one line, and is json.Marshal's
+// own otherwise (a result over several lines, an error answer).
+func TestMarshalResponseKeepsTheResultAsRead(t *testing.T) {
+	result := json.RawMessage(`{"content":[{"type":"text","text":"<b> & \"c\" \u00e9"}],"isError":false}`)
+	resp := &transport.JSONRPCResponse{JSONRPC: "2.0", ID: mcp.NewRequestId("tb-1"), Result: result}
+	got := marshalResponse(resp)
+	if !bytes.HasSuffix(got, append([]byte(`"result":`), append(result, '}')...)) {
+		t.Errorf("the result was not kept as read: %s", got)
+	}
+	var a, b any
+	if json.Unmarshal(got, &a) != nil || json.Unmarshal(marshal(resp), &b) != nil || !reflect.DeepEqual(a, b) {
+		t.Errorf("%s holds other JSON than %s", got, marshal(resp))
+	}
+	for _, r := range []*transport.JSONRPCResponse{
+		{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(2)), Result: json.RawMessage("{\n  \"a\": 1\n}")},
+		{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Error: &mcp.JSONRPCErrorDetails{Code: -32602, Message: "bad"}},
+	} {
+		if got, want := marshalResponse(r), marshal(r); !bytes.Equal(got, want) {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}
+
+// answering is a transport that answers every request with one result.
+type answering struct {
+	transport.Interface
+	result json.RawMessage
+}
+
+func (a answering) SendRequest(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: a.result}, nil
+}
+
+func (answering) GetSessionId() string { return "" }
+
+// BenchmarkRecordingACall records a gateway call and its answer (the size of
+// the cipher's, 15 KB, or of a thought's), into a transcript file as a
+// load run's first user does, or into counts alone as its other users do.
+func BenchmarkRecordingACall(b *testing.B) {
+	text := strings.Repeat("| `thought` | \"a step\" | one line\n", 420)
+	for _, size := range []string{"15KB", "thought"} {
+		if size == "thought" {
+			text = "{\n  \"thoughtNumber\": 3,\n  \"sessionId\": \"e59a2529-51d9-4170-a9fc-b5aae862347f\"\n}"
+		}
+		block, _ := json.Marshal(map[string]any{"content": []any{map[string]string{"type": "text", "text": text}}})
+		for _, keep := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/keep=%v", size, keep), func(b *testing.B) {
+				rec := transcript.Discard()
+				if keep {
+					var err error
+					if rec, err = transcript.Create(filepath.Join(b.TempDir(), "t.jsonl")); err != nil {
+						b.Fatal(err)
+					}
+				}
+				r := &recording{inner: answering{result: block}, rec: rec}
+				req := transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/call",
+					Params: map[string]any{"name": GatewayTool, "arguments": map[string]any{"operation": "cipher", "args": map[string]any{}}}}
+				for b.Loop() {
+					if _, _, err := r.call(b.Context(), req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -6,6 +6,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -69,6 +70,11 @@ type Entry struct {
 	// answer was read (or the error came): the harness's own timing of the
 	// call, which Counts add up.
 	RoundTrip float64 `json:"roundTrip,omitempty"`
+	// Compact says that Message is valid JSON on one line, as json.Marshal
+	// writes it (or a decoder read it): the entry's line takes it as it is,
+	// without encoding/json's second pass over it to check and compact it
+	// (for a load run's answers of 15 KB, most of what a transcript cost).
+	Compact bool `json:"-"`
 }
 
 // BlockInfo summarises one content block of a result.
@@ -215,13 +221,52 @@ func (r *Recorder) Add(e Entry) {
 		return
 	}
 	e.Time = time.Now().UTC().Format("2006-01-02T15:04:05.000000Z")
-	line, err := json.Marshal(e)
+	line, err := encodeEntry(e)
 	if err != nil {
 		line, _ = json.Marshal(Entry{Time: e.Time, Kind: Warning, Text: "unrecordable entry: " + err.Error()})
 	}
 	if _, err := r.f.Write(append(line, '\n')); err != nil {
 		r.err = err
 	}
+}
+
+// messageSlot stands for a compact message while its entry is encoded:
+// the members before it are strings and a scalar id, whose encoding cannot
+// hold it (a quote in a string is escaped), so its first occurrence is the
+// message's place.
+var messageSlot = []byte(`"message":0`)
+
+// encodeEntry encodes e as json.Marshal does, leaving a Compact message as
+// it is.
+func encodeEntry(e Entry) ([]byte, error) {
+	if !e.Compact || len(e.Message) == 0 || bytes.IndexByte(e.Message, '\n') >= 0 || !scalar(e.ID) {
+		return json.Marshal(e)
+	}
+	msg := e.Message
+	e.Message = json.RawMessage("0")
+	line, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.Index(line, messageSlot)
+	if i < 0 {
+		e.Message = msg
+		return json.Marshal(e)
+	}
+	i += len(messageSlot) - 1
+	out := make([]byte, 0, len(line)+len(msg))
+	out = append(out, line[:i]...)
+	out = append(out, msg...)
+	return append(out, line[i+1:]...), nil
+}
+
+// scalar reports whether id encodes as a string, a number or nothing.
+func scalar(id any) bool {
+	switch id.(type) {
+	case nil, string, int, int64, float64, json.Number:
+		return true
+	}
+	return false
 }
 
 // count adds n to the counts of the request e carries.
