@@ -91,7 +91,7 @@ run:
 run-binaries:
 	GOGC=$${GOGC:-400} $(GO) build -buildvcs=$(BUILDVCS) -o $(BIN)/ ./cmd/tbbench ./cmd/thoughtbox
 
-## power: how often the A/B regression gate (bench.yml's ab job) reports a regression: POWER_RUNS (20) runs each of the same build, a head 1 ms slower per thought and a head that burns POWER_THOUGHT_CPU (300us) more CPU per thought, with POWER_BUSY (1) CPU-bound processes beside every run; the tally in out/power/summary.md (about an hour with the defaults)
+## power: how often the A/B regression gate (bench.yml's ab job) reports a regression, in the MCP era POWER_ERA (2025-11-25): POWER_RUNS (20) runs each of the same build, a head 1 ms slower per thought and a head that burns POWER_THOUGHT_CPU (300us) more CPU per thought, with POWER_BUSY (1) CPU-bound processes beside every run; the tally in out/power/summary.md (about an hour with the defaults)
 power: build
 	.ci/power
 
