@@ -232,11 +232,21 @@ var ErrFamily = errors.New("a tier this family cannot run")
 func describe(label string, t target.Target) loadreport.TargetInfo {
 	i := t.Info()
 	info := loadreport.TargetInfo{Label: label, Kind: i.Kind, Address: i.Address, Transport: i.Transport, Storage: i.Storage}
-	if i.DataDir != "" {
-		f := fsinfo.Describe(i.DataDir)
+	// A command's {tmpdir} is described when no data directory is known:
+	// it is where the documented commands keep their data (--data-dir
+	// {tmpdir}), and what it is on weighs on what fs costs.
+	dir, whose := i.DataDir, ""
+	if dir == "" && i.TmpDir != "" {
+		dir, whose = i.TmpDir, " ({tmpdir} of the command)"
+	}
+	if dir != "" {
+		f := fsinfo.Describe(dir)
 		info.DataFilesystem = f.String()
 		if info.DataFilesystem != "" && strings.HasPrefix(f.Source, "/dev/") {
 			info.DataFilesystem += " on " + f.Source
+		}
+		if info.DataFilesystem != "" {
+			info.DataFilesystem += whose
 		}
 	}
 	return info

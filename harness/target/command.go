@@ -169,7 +169,7 @@ func newCommand(ctx context.Context, o CommandOptions) (_ *commandTarget, err er
 	if t.info.ExportDir == "" && t.info.DataDir != "" {
 		t.info.ExportDir = filepath.Join(t.info.DataDir, "exports")
 	}
-	t.info.Address = strings.Join(t.argv, " ")
+	t.info.Address, t.info.TmpDir = strings.Join(t.argv, " "), o.tmpDir
 	if o.Transport == Stdio {
 		return t, nil
 	}

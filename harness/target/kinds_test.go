@@ -361,6 +361,9 @@ func TestCommandTmpDir(t *testing.T) {
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 || !strings.HasPrefix(dir, tmp+string(os.PathSeparator)) {
 		t.Fatalf("{tmpdir} is %q (%d entries, %v), want a new empty directory under %s", dir, len(entries), err, tmp)
 	}
+	if got := tg.Info().TmpDir; got != dir {
+		t.Errorf("Info.TmpDir is %q, want %q", got, dir)
+	}
 	if a := tg.Info().Address; !strings.Contains(a, "--data-dir "+dir) || strings.Contains(a, "{tmpdir}") {
 		t.Errorf("the command runs as %q", a)
 	}

@@ -47,6 +47,9 @@ type Info struct {
 	DataDir string
 	// ExportDir is where the server writes exports, when the harness knows.
 	ExportDir string
+	// TmpDir is the directory {tmpdir} stood for in a command target's
+	// command, arguments or environment ("" when none was asked for).
+	TmpDir string
 	// Canary is the value of CanaryEnv in the server's environment, when
 	// the harness started the server with it ("" when unknown).
 	Canary string
