@@ -73,10 +73,7 @@ func marshalResponse(resp *transport.JSONRPCResponse) json.RawMessage {
 	if resp.Error != nil || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
 		return marshal(resp)
 	}
-	head := marshal(transport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID})
-	if len(head) < 2 || head[len(head)-1] != '}' {
-		return marshal(resp)
-	}
+	head := marshal(transport.JSONRPCResponse{JSONRPC: resp.JSONRPC, ID: resp.ID}) // an object: ends in '}'
 	out := make([]byte, 0, len(head)+len(resp.Result)+len(`,"result":`))
 	out = append(out, head[:len(head)-1]...)
 	out = append(out, `,"result":`...)

@@ -45,11 +45,22 @@ const (
 	RefusedUnread = "read_error"
 )
 
+// The reasons of the answers the sidecar gives for a request it read and
+// forwarded, when the upstream gave none: the values of ProxyAnswerHeader
+// on those answers.
+const (
+	// UpstreamUnreachable is a request the upstream could not be reached for.
+	UpstreamUnreachable = "upstream unreachable"
+	// UpstreamTimeout is a request the upstream did not answer in time.
+	UpstreamTimeout = "upstream timeout"
+)
+
 // ProxyRefused reports whether reason, the value of ProxyAnswerHeader on an
 // answer, says the sidecar refused the request unread. Such a request's
 // body is in no count of the sidecar's, so the harness leaves it out of
-// the bytes it sent. The other answers the sidecar gives itself (an
-// unreachable upstream, a timeout) answer a request it read and counted.
+// the bytes it sent. The other answers the sidecar gives itself
+// (UpstreamUnreachable, UpstreamTimeout) answer a request it read and
+// counted.
 func ProxyRefused(reason string) bool {
 	switch reason {
 	case RefusedHost, RefusedTooLarge, RefusedUnread:

@@ -147,11 +147,11 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, uctx cont
 		ex.unanswered(0, outcome.Cancelled, codeCancelled)
 	case errors.Is(uctx.Err(), context.DeadlineExceeded):
 		ex.unanswered(0, outcome.Error, codeTimeout)
-		ex.proxyError(w, http.StatusGatewayTimeout, "upstream timeout")
+		ex.proxyError(w, http.StatusGatewayTimeout, outcome.UpstreamTimeout)
 	default:
 		p.markUnreachable(err)
 		ex.unanswered(0, outcome.Error, codeUnreachable)
-		ex.proxyError(w, http.StatusBadGateway, "upstream unreachable")
+		ex.proxyError(w, http.StatusBadGateway, outcome.UpstreamUnreachable)
 	}
 }
 
@@ -163,7 +163,7 @@ func (p *Proxy) forwardPlain(w http.ResponseWriter, r *http.Request, body []byte
 	if err != nil {
 		if r.Context().Err() == nil {
 			p.markUnreachable(err)
-			w.Header().Set(outcome.ProxyAnswerHeader, "upstream unreachable")
+			w.Header().Set(outcome.ProxyAnswerHeader, outcome.UpstreamUnreachable)
 			http.Error(w, "mcp-sidecar: upstream unreachable", http.StatusBadGateway)
 		}
 		return nil
