@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -17,6 +18,16 @@ func AppendString(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time up to the first that is not plain: most of
+		// a text needs no escape.
+		if i+8 <= len(s) {
+			found := special8(load64(s[i:]), escapeHTML)
+			if found == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(found) / 8
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || (b != '<' && b != '>' && b != '&')) {
 				i++
@@ -63,6 +74,41 @@ func AppendString(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// Byte masks for special8: every byte of the word set to one value.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special8 marks the bytes of x (a word of a string, its first byte the
+// lowest) that need more than to be copied: a control character, a quote, a
+// backslash, a byte of a multi-byte character and, with escapeHTML, <, >
+// and &. A marked byte has its high bit set; zero means none. Each test
+// sets the high bit of a byte it looks for; the borrow from such a byte can
+// also mark bytes above it, but never one below, so the lowest mark is
+// always a byte that needs an escape (or a multi-byte character's).
+func special8(x uint64, escapeHTML bool) uint64 {
+	found := x & highs                    // a byte of a multi-byte character
+	found |= (x - 0x20*ones) & ^x & highs // a byte under 0x20
+	found |= hasZeroByte(x ^ '"'*ones)    // a quote
+	found |= hasZeroByte(x ^ '\\'*ones)   // a backslash
+	if escapeHTML {
+		found |= hasZeroByte(x^'<'*ones) | hasZeroByte(x^'>'*ones) | hasZeroByte(x^'&'*ones)
+	}
+	return found
+}
+
+// load64 reads the first eight bytes of s as a little-endian word (one
+// load: the compiler combines the byte reads).
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hasZeroByte is non-zero when a byte of v is zero.
+func hasZeroByte(v uint64) uint64 { return (v - ones) & ^v & highs }
 
 // Writer appends JSON the way encoding/json lays it out, either compact or
 // indented by two spaces as Pretty does, for types that render themselves
