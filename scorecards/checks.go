@@ -1,6 +1,9 @@
 package scorecards
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ChecksAxis returns an axis scored as the share of checks passed among
 // those judged (not applicable and inconclusive ones are left out), for
@@ -46,4 +49,38 @@ func ChecksAxis(name string, weight float64, checks []Check) Axis {
 		}
 	}
 	return a
+}
+
+// ChecksGate is the gate of a run whose verdict is an axis of checks (the
+// robustness catalogue, the official suite): it passes when the axis is
+// measured and no check failed, is inconclusive when none failed but one
+// could not tell, and fails when a check failed or none was judged.
+func ChecksGate(name string, a Axis) Gate {
+	g := Gate{Name: name}
+	var failed []string
+	unsure := 0
+	for _, c := range a.Checks {
+		switch {
+		case c.Failed():
+			failed = append(failed, c.Name)
+		case c.Inconclusive:
+			unsure++
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		g.Detail = fmt.Sprintf("%d failed: %s", len(failed), strings.Join(failed[:min(len(failed), 5)], ", "))
+		if len(failed) > 5 {
+			g.Detail += ", …"
+		}
+	case !a.Measured():
+		g.Detail = a.Name + " not measured: " + a.Summary
+	case unsure > 0:
+		g.Inconclusive = true
+		g.Detail = fmt.Sprintf("%d inconclusive, none failed", unsure)
+	default:
+		g.Passed = true
+		g.Detail = a.Summary
+	}
+	return g
 }

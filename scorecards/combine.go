@@ -29,6 +29,7 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 	var transports, storages []string
 	levels := map[Level]*LevelResult{}
 	var levelOrder []Level
+	sawCorrectness := false
 	axes := map[string][]runAxis{}
 	var axisOrder []string
 	for _, c := range cards {
@@ -37,10 +38,10 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 		transports = addOnce(transports, c.Target.Transport)
 		storages = addOnce(storages, c.Target.Storage)
 		for _, a := range c.Axes {
-			if !a.Measured() {
-				continue
-			}
-			if a.Name == AxisCorrectness {
+			if a.Name == AxisCorrectness && !unmeasuredPlaceholder(a) {
+				// Counted even when no scenario ran: a conformance run
+				// that judged nothing keeps its gates failing.
+				sawCorrectness = true
 				for _, l := range a.Levels {
 					if levels[l.Level] == nil {
 						levels[l.Level] = &LevelResult{Level: l.Level, Required: l.Required}
@@ -50,6 +51,9 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 					sum.Passed, sum.Failed, sum.Skipped = sum.Passed+l.Passed, sum.Failed+l.Failed, sum.Skipped+l.Skipped
 					sum.Required = sum.Required || l.Required
 				}
+				continue
+			}
+			if !a.Measured() || a.Name == AxisCorrectness {
 				continue
 			}
 			if _, ok := axes[a.Name]; !ok {
@@ -65,7 +69,7 @@ func Combine(runID string, cards []Scorecard) Scorecard {
 		}
 	}
 	out.Target.Transport, out.Target.Storage = strings.Join(transports, "+"), strings.Join(storages, "+")
-	if len(levels) > 0 {
+	if sawCorrectness {
 		var ls []LevelResult
 		for _, l := range levelOrder {
 			ls = append(ls, *levels[l])

@@ -3,6 +3,7 @@ package scorecards
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -26,10 +27,11 @@ const CorrectnessThreshold = 0.95
 //     weights renormalised over those axes only, rounded to 6 decimals (nil
 //     when none is measured or their weights sum to 0);
 //   - computes the gates: GateRequiredLevels (every required level has no
-//     failure and no skip), GateCorrectness (correctness measured and at
-//     least CorrectnessThreshold) and, when the security axis is measured,
-//     GateSecurity (security score 1: security is a gate in §5.7); they are
-//     followed by the gates the caller added;
+//     failure and no skip) and GateCorrectness (correctness measured and at
+//     least CorrectnessThreshold) when the run set out to measure
+//     correctness (see [judgesCorrectness]), and, when the security axis is
+//     measured, GateSecurity (security score 1: security is a gate in §5.7);
+//     they are followed by the gates the caller added;
 //   - sets Verdict to VerdictPass iff every gate passed, VerdictFail when
 //     one failed, else VerdictInconclusive.
 //
@@ -39,9 +41,10 @@ func (s *Scorecard) Finish() {
 	if s.SchemaVersion == "" {
 		s.SchemaVersion = SchemaVersion
 	}
+	judged := judgesCorrectness(s.Axes, s.Gates)
 	s.Axes = completeAxes(s.Axes)
 	s.Overall = overall(s.Axes)
-	gates := computedGates(s.Axes)
+	gates := computedGates(s.Axes, judged)
 	for _, g := range s.Gates {
 		if !isComputedGate(g.Name) {
 			gates = append(gates, g)
@@ -59,6 +62,35 @@ func (s *Scorecard) Finish() {
 	}
 }
 
+// notMeasured is the summary of an axis that Finish adds because the run
+// did not measure it.
+const notMeasured = "not measured in this run"
+
+// unmeasuredPlaceholder reports whether a is an axis Finish added as not
+// measured, rather than one a run reported (a conformance run's correctness
+// axis always has a summary of its own, even when no scenario ran).
+func unmeasuredPlaceholder(a Axis) bool {
+	return !a.Measured() && a.Summary == notMeasured && len(a.Levels) == 0 && len(a.Checks) == 0
+}
+
+// judgesCorrectness reports whether the correctness gates apply to a run
+// with these axes and its own gates: when it reported a correctness axis (a
+// conformance run, whose scenarios may all have failed to run), or when it
+// measured nothing and brought no gate, which never passes. A run that set
+// out to measure something else (a load tier, the robustness catalogue, the
+// official suite) is judged by its own gates: its scorecard does not fail
+// for want of scenarios it never meant to run.
+func judgesCorrectness(axes []Axis, gates []Gate) bool {
+	anyMeasured := false
+	for _, a := range axes {
+		if a.Name == AxisCorrectness && !unmeasuredPlaceholder(a) {
+			return true
+		}
+		anyMeasured = anyMeasured || a.Measured()
+	}
+	return !anyMeasured && !slices.ContainsFunc(gates, func(g Gate) bool { return !isComputedGate(g.Name) })
+}
+
 // completeAxes returns the axes with every standard axis present, in the
 // standard order, followed by the other axes.
 func completeAxes(axes []Axis) []Axis {
@@ -74,7 +106,7 @@ func completeAxes(axes []Axis) []Axis {
 			}
 		}
 		if !found {
-			out = append(out, Axis{Name: sa.name, Weight: sa.weight, Summary: "not measured in this run"})
+			out = append(out, Axis{Name: sa.name, Weight: sa.weight, Summary: notMeasured})
 		}
 	}
 	for _, a := range axes {
@@ -125,9 +157,13 @@ func isComputedGate(name string) bool {
 	return name == GateRequiredLevels || name == GateCorrectness || name == GateSecurity
 }
 
-// computedGates returns the gates Finish derives from the axes.
-func computedGates(axes []Axis) []Gate {
-	gates := []Gate{requiredLevelsGate(axes), correctnessGate(axes)}
+// computedGates returns the gates Finish derives from the axes, the
+// correctness gates only when correctness is judged.
+func computedGates(axes []Axis, correctness bool) []Gate {
+	gates := []Gate{} // an empty list, never null, in scorecard.json
+	if correctness {
+		gates = append(gates, requiredLevelsGate(axes), correctnessGate(axes))
+	}
 	for _, a := range axes {
 		if a.Name == AxisSecurity && a.Measured() {
 			gates = append(gates, securityGate(a))

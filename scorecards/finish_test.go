@@ -198,3 +198,71 @@ func TestFinishInconclusiveGate(t *testing.T) {
 		t.Fatalf("markdown gate row missing:\n%s", md)
 	}
 }
+
+// A run that set out to measure something other than correctness (a load
+// tier, the robustness catalogue, the official suite) is judged by its own
+// gates; a conformance run that judged nothing, and a run that measured
+// nothing, still fail; and a combination keeps a conformance run's failure.
+func TestFinishJudgesCorrectnessOnlyWhereMeasuredOrMeant(t *testing.T) {
+	perf := Axis{Name: AxisPerformance, Score: ptr(0.9), Weight: DefaultWeight(AxisPerformance)}
+	ok := Gate{Name: "load thresholds met", Passed: true}
+	load := Scorecard{Axes: []Axis{perf}, Gates: []Gate{ok}}
+	load.Finish()
+	if load.Verdict != VerdictPass {
+		t.Fatalf("a load run whose gates passed: verdict %q, gates %+v", load.Verdict, load.Gates)
+	}
+	for _, g := range load.Gates {
+		if g.Name == GateCorrectness || g.Name == GateRequiredLevels {
+			t.Fatalf("a load run got the correctness gate %+v", g)
+		}
+	}
+	load.Finish() // again: the axes Finish added do not make correctness judged
+	if load.Verdict != VerdictPass || len(load.Gates) != 1 {
+		t.Fatalf("finished twice: verdict %q, gates %+v", load.Verdict, load.Gates)
+	}
+
+	// A load tier the machine could not sustain measured no axis: its own
+	// gate says it could not tell.
+	busy := Scorecard{Gates: []Gate{{Name: "load thresholds met", Inconclusive: true}}}
+	busy.Finish()
+	if busy.Verdict != VerdictInconclusive {
+		t.Fatalf("a run that measured nothing but could not tell: verdict %q, gates %+v", busy.Verdict, busy.Gates)
+	}
+
+	nothingRan := Scorecard{Axes: []Axis{Correctness(nil), perf}, Gates: []Gate{ok}}
+	nothingRan.Finish()
+	if nothingRan.Verdict != VerdictFail || gate(t, nothingRan, GateCorrectness).Passed {
+		t.Fatalf("a conformance run that judged no scenario: verdict %q, gates %+v", nothingRan.Verdict, nothingRan.Gates)
+	}
+
+	combined := Combine("all", []Scorecard{nothingRan, load})
+	if combined.Verdict != VerdictFail || gate(t, combined, GateCorrectness).Passed {
+		t.Fatalf("combined with a conformance run that judged nothing: verdict %q, gates %+v", combined.Verdict, combined.Gates)
+	}
+	loads := Combine("loads", []Scorecard{load, load})
+	if loads.Verdict != VerdictPass {
+		t.Fatalf("two load runs combined: verdict %q, gates %+v", loads.Verdict, loads.Gates)
+	}
+}
+
+func TestChecksGate(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		checks []Check
+		want   string
+	}{
+		{"all passed", []Check{{Name: "a", Passed: true}, {Name: "b", NotApplicable: true}}, "pass"},
+		{"one failed", []Check{{Name: "a", Passed: true}, {Name: "b"}, {Name: "c", Inconclusive: true}}, "FAIL"},
+		{"one could not tell", []Check{{Name: "a", Passed: true}, {Name: "c", Inconclusive: true}}, "inconclusive"},
+		{"none judged", []Check{{Name: "b", NotApplicable: true}}, "FAIL"},
+		{"none ran", nil, "FAIL"},
+	} {
+		g := ChecksGate("gate", ChecksAxis(AxisRobustness, 0.15, c.checks))
+		if g.Result() != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.name, g.Result(), g.Detail, c.want)
+		}
+		if c.name == "one failed" && !strings.Contains(g.Detail, "b") {
+			t.Errorf("the failed check is not named: %s", g.Detail)
+		}
+	}
+}

@@ -193,6 +193,18 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"probe-interval", c.ProbeInterval}, {"probe-timeout", c.ProbeTimeout}, {"upstream-timeout", c.UpstreamTimeout},
+		{"session-idle-timeout", c.SessionIdleTimeout}, {"otlp-interval", o.otlp.interval}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("--%s must not be negative, not %s", d.flag, d.v))
+		}
+	}
+	if c.MaxBodyBytes <= 0 {
+		errs = append(errs, fmt.Errorf("--max-body-bytes must be positive, not %d", c.MaxBodyBytes))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return o, err
 	}

@@ -82,6 +82,9 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"--upstream", "ftp://x/mcp"}, nil, "want http(s)"},
 		{[]string{"--upstream", "http://x/metrics"}, nil, "collides"},
 		{[]string{"--upstream", "http://x/mcp", "--log-level", "loud"}, nil, "log level"},
+		{[]string{"--upstream", "http://x/mcp", "--max-body-bytes", "-1"}, nil, "--max-body-bytes must be positive, not -1"},
+		{[]string{"--upstream", "http://x/mcp", "--upstream-timeout", "-1s"}, nil, "--upstream-timeout must not be negative, not -1s"},
+		{[]string{"--upstream", "http://x/mcp"}, map[string]string{"MCP_SIDECAR_SESSION_IDLE_TIMEOUT": "-5s"}, "--session-idle-timeout must not be negative, not -5s"},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, envOf(c.env), strings.NewReader(""), io.Discard, &stderr)

@@ -99,6 +99,10 @@ Flags:
 	if !ok {
 		return code
 	}
+	if err := firstError(progressMode(*progress), atLeastOne("concurrency", *concurrency), atLeastOne("repeat", *repeat)); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
 	eras, explicit, spec, family := parsed.eras, parsed.explicit, parsed.spec, parsed.family
 	kind := spec.Kind()
 	required := []string{"core"}

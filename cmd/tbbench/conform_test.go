@@ -26,6 +26,9 @@ func TestConformRefusesBadSelections(t *testing.T) {
 		{[]string{"--tags", "@ledgr"}, "names @ledgr"},
 		{[]string{"--require", "quirk"}, "no required level"},
 		{[]string{"--profile", "gatway"}, `--profile "gatway": unknown profile`},
+		{[]string{"--concurrency", "0"}, "--concurrency must be at least 1, not 0"},
+		{[]string{"--repeat", "-2"}, "--repeat must be at least 1, not -2"},
+		{[]string{"--progress", "fancy"}, `--progress "fancy"`},
 	} {
 		code, stderr := capture(t, append([]string{"conform", "--out", dir, "--progress", "lines", "--storage", "memory"}, c.args...)...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {

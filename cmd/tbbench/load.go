@@ -153,6 +153,9 @@ Flags:
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
+	if err := firstError(progressMode(*progress), positiveDuration("call-timeout", *timeout)); err != nil {
+		return bad(err)
+	}
 	tuneClientGC()
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)

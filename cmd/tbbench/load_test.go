@@ -66,6 +66,11 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--segment", "5/4"}, []string{"segment", "5"}},
 		{[]string{"--segment", "x"}, []string{"segment"}},
 		{[]string{"--tier", "marathon"}, []string{"marathon", "smoke"}},
+		{[]string{"--rounds", "-1"}, []string{"--rounds", "-1"}},
+		{[]string{"--users", "-3"}, []string{"--users", "-3"}},
+		{[]string{"--tier", "stress", "--rounds", "4"}, []string{"--rounds", "stress"}},
+		{[]string{"--call-timeout", "-1s"}, []string{"--call-timeout", "-1s"}},
+		{[]string{"--progress", "fancy"}, []string{"--progress", "fancy"}},
 		{[]string{"--workload", badWorkload}, []string{"w.yaml:2", "session.thoughts"}},
 		{[]string{"--workload", badThreshold}, []string{"t.yaml:7", "5xs"}},
 		{[]string{"--workload", filepath.Join(dir, "missing.yaml")}, []string{"missing.yaml"}},
@@ -226,8 +231,9 @@ func TestLoadSubjectsAndInconclusive(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "busy", "load.md"))
 	card, _ := os.ReadFile(filepath.Join(dir, "busy", "scorecard.json"))
-	if !strings.Contains(string(md), "## Inconclusive") || !strings.Contains(string(card), `"inconclusive": true`) {
-		t.Errorf("load.md or scorecard.json does not carry the inconclusive verdict")
+	if !strings.Contains(string(md), "## Inconclusive") || !strings.Contains(string(card), `"inconclusive": true`) ||
+		!strings.Contains(string(card), `"verdict": "inconclusive"`) {
+		t.Errorf("load.md or scorecard.json does not carry the inconclusive verdict:\n%s", card)
 	}
 }
 

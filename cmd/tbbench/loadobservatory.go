@@ -45,8 +45,10 @@ func overrideTier(w *workload.Workload, tier string, users, rounds int) error {
 		return err
 	}
 	switch {
-	case users < 0 || rounds < 0:
-		return fmt.Errorf("--users and --rounds must be positive")
+	case users < 0:
+		return fmt.Errorf("--users must be positive, not %d", users)
+	case rounds < 0:
+		return fmt.Errorf("--rounds must be positive, not %d", rounds)
 	case users > 0 && (t.Model != workload.Closed || t.Users == 0):
 		return fmt.Errorf("--users sets the users of a closed tier; %s is not one (change its rate or maxUsers with --workload)", tier)
 	case rounds > 0 && tier != workload.Smoke && tier != workload.Regression && tier != workload.Soak:

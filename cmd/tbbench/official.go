@@ -66,6 +66,10 @@ Flags:
 		}
 		return exitBadInput
 	}
+	if err := positiveDuration("scenario-timeout", *timeout); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
 	revisions := official.Revisions
 	if *revision != "both" {
 		if !slices.Contains(official.Revisions, *revision) {
@@ -147,6 +151,9 @@ Flags:
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 	}
 	card := rep.Scorecard(scorecards.Harness{Version: version, GoVersion: runtime.Version()})
+	if err != nil {
+		card.Gates = append(card.Gates, scorecards.Gate{Name: "the suite ran to its end", Detail: err.Error()})
+	}
 	card.Finish()
 	if werr := errors.Join(rep.Write(dir), writeScorecardOnly(card, dir)); werr != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)

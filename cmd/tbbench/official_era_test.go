@@ -16,3 +16,11 @@ func TestOfficialEraFlag(t *testing.T) {
 		}
 	}
 }
+
+// A time limit of zero or less is refused, naming the flag and the value.
+func TestOfficialRefusesANonPositiveTimeout(t *testing.T) {
+	code, _, stderr := captureAll(t, "official", "--scenario-timeout", "-1s")
+	if code != exitBadInput || !strings.Contains(stderr, "--scenario-timeout") || !strings.Contains(stderr, "-1s") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

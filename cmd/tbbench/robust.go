@@ -99,6 +99,10 @@ Flags:
 	if !ok {
 		return code
 	}
+	if *critique < 0 {
+		fmt.Fprintf(os.Stderr, "tbbench: --critique-timeout must not be negative, not %s\n", *critique)
+		return exitBadInput
+	}
 	eras, explicit, spec, prof := parsed.eras, parsed.explicit, parsed.spec, parsed.family
 	runID, dir := rd.resolve(spec, "-robust")
 	if *critique == 0 && spec.Kind() == target.KindEmbedded {
@@ -293,6 +297,11 @@ func robustCard(runID string, info target.Info, family string, start time.Time, 
 			Profile: family},
 		Harness: scorecards.Harness{Version: version, GoVersion: runtime.Version()}, Machine: scorecards.CurrentMachine(),
 		Axes: axes}
+	for _, a := range axes {
+		if a.Name == scorecards.AxisRobustness {
+			card.Gates = append(card.Gates, scorecards.ChecksGate(robust.Gate, a))
+		}
+	}
 	card.Finish()
 	return card
 }

@@ -89,7 +89,8 @@ func TestRobustRunsEachEra(t *testing.T) {
 		}
 	}
 	var card struct {
-		Axes []struct {
+		Verdict string
+		Axes    []struct {
 			Name   string
 			Checks []struct{ Name string }
 		}
@@ -97,6 +98,9 @@ func TestRobustRunsEachEra(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "scorecard.json"))
 	if err := json.Unmarshal(b, &card); err != nil {
 		t.Fatal(err)
+	}
+	if card.Verdict != "pass" {
+		t.Errorf("the run passed but its scorecard's verdict is %q", card.Verdict)
 	}
 	eras := map[bool]bool{}
 	for _, a := range card.Axes {
@@ -152,7 +156,14 @@ func TestRobustEraNotSpoken(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "both", "era-2025-11-25", "robustness.json")); err != nil {
 		t.Error(err)
 	}
+	if card, _ := os.ReadFile(filepath.Join(out, "both", "scorecard.json")); !strings.Contains(string(card), `"verdict": "fail"`) ||
+		!strings.Contains(string(card), robust.Gate) {
+		t.Errorf("the run failed but its scorecard does not say so by its gate:\n%s", card)
+	}
 	if code, _, stderr := captureAll(t, "robust", "--era", "2027-01-01", "--out", out); code != exitBadInput || !strings.Contains(stderr, "--era") {
 		t.Errorf("unknown era: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := captureAll(t, "robust", "--critique-timeout", "-5s", "--out", out); code != exitBadInput || !strings.Contains(stderr, "--critique-timeout") {
+		t.Errorf("negative critique timeout: exit %d: %s", code, stderr)
 	}
 }

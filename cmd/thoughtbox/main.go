@@ -80,12 +80,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // namingFlags adds the flag to each setting an error message names by its
-// environment variable.
+// environment variable: a whole name only (PORT, not the end of
+// THOUGHTBOX_TRANSPORT).
 func namingFlags(msg string) string {
 	for _, s := range mcpserver.Settings {
-		msg = strings.ReplaceAll(msg, s.Env+" ", s.Env+" (--"+s.Flag+") ")
+		var b strings.Builder
+		rest := msg
+		for {
+			i := strings.Index(rest, s.Env+" ")
+			if i < 0 {
+				break
+			}
+			end := i + len(s.Env)
+			b.WriteString(rest[:end])
+			if i == 0 || !isNameByte(rest[i-1]) {
+				b.WriteString(" (--" + s.Flag + ")")
+			}
+			rest = rest[end:]
+		}
+		b.WriteString(rest)
+		msg = b.String()
 	}
 	return msg
+}
+
+// isNameByte reports whether c may be part of an environment variable's
+// name.
+func isNameByte(c byte) bool {
+	return c == '_' || ('A' <= c && c <= 'Z') || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9')
 }
 
 // settingValue is a flag's value as given; a switch's flag may stand

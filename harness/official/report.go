@@ -216,12 +216,18 @@ func (r Report) Axis() scorecards.Axis {
 	return a
 }
 
-// Scorecard makes the run's scorecard with the conformance axis.
+// Gate is the name of the official run's gate: every applicable scenario
+// the suite scores passed.
+const Gate = "every applicable scored scenario of the official suite passed"
+
+// Scorecard makes the run's scorecard with the conformance axis and its
+// gate.
 func (r Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 	name := r.Target.Server.Name
 	if name == "" {
 		name = r.Target.Address
 	}
+	axis := r.Axis()
 	return scorecards.Scorecard{
 		SchemaVersion: scorecards.SchemaVersion,
 		RunID:         r.RunID,
@@ -231,6 +237,7 @@ func (r Report) Scorecard(h scorecards.Harness) scorecards.Scorecard {
 			Transport: r.Target.Transport, Storage: r.Target.Storage, ServerName: r.Target.Server.Name, ServerVersion: r.Target.Server.Version},
 		Harness: h,
 		Machine: scorecards.CurrentMachine(),
-		Axes:    []scorecards.Axis{r.Axis()},
+		Axes:    []scorecards.Axis{axis},
+		Gates:   []scorecards.Gate{scorecards.ChecksGate(Gate, axis)},
 	}
 }

@@ -40,6 +40,10 @@ func Axis(results []Result) scorecards.Axis {
 	return a
 }
 
+// Gate is the name of the robustness run's gate: every bad input refused
+// and every fault survived.
+const Gate = "every bad input refused, every fault survived"
+
 // Write writes robustness.json (every result) and robustness.md (the
 // failures first, then a table of every input) into dir.
 func Write(dir string, results []Result) error {

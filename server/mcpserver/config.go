@@ -272,19 +272,25 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("THOUGHTBOX_MAX_BODY_BYTES must be at least 1024, not %d", c.MaxBodyBytes))
 	}
 	if c.CritiqueTimeout <= 0 {
-		errs = append(errs, errors.New("THOUGHTBOX_CRITIQUE_TIMEOUT must be positive"))
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_CRITIQUE_TIMEOUT must be positive, not %s", c.CritiqueTimeout))
 	}
 	if _, err := fsstore.ParseDurability(c.Fsync); err != nil {
 		errs = append(errs, fmt.Errorf("THOUGHTBOX_FSYNC %w", err))
 	}
-	if c.LockWait < 0 || c.SessionTimeout < 0 {
-		errs = append(errs, errors.New("THOUGHTBOX_LOCK_WAIT and THOUGHTBOX_SESSION_TIMEOUT must not be negative"))
+	if c.LockWait < 0 {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_LOCK_WAIT must not be negative, not %s", c.LockWait))
+	}
+	if c.SessionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_SESSION_TIMEOUT must not be negative, not %s", c.SessionTimeout))
 	}
 	if c.RootsTimeout <= 0 {
-		errs = append(errs, errors.New("THOUGHTBOX_ROOTS_TIMEOUT must be positive"))
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_ROOTS_TIMEOUT must be positive, not %s", c.RootsTimeout))
 	}
-	if c.ReadTimeout <= 0 || c.IdleTimeout <= 0 {
-		errs = append(errs, errors.New("THOUGHTBOX_READ_TIMEOUT and THOUGHTBOX_IDLE_TIMEOUT must be positive"))
+	if c.ReadTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_READ_TIMEOUT must be positive, not %s", c.ReadTimeout))
+	}
+	if c.IdleTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("THOUGHTBOX_IDLE_TIMEOUT must be positive, not %s", c.IdleTimeout))
 	}
 	errs = append(errs, c.Notebook.validate(), c.Events.validate(c.Transport), c.Observability.validate(), c.Observatory.validate())
 	return errors.Join(errs...)
