@@ -2,6 +2,7 @@ package scorecards
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -93,21 +94,48 @@ type runAxis struct {
 // and the score and summary of the lowest, named after its run. (The
 // others' summaries are in their own runs' scorecards: listed here they
 // made a line per axis of every cell's counts.)
+//
+// A run that was itself combined (the eras of a cell) counts as the runs it
+// was made of, and the summary names the lowest of those alone: "lowest of
+// 12 runs, CELL era 2025-11-25: …", not one "lowest of" inside another.
 func worst(as []runAxis) Axis {
 	if len(as) == 1 {
 		return as[0].axis
 	}
 	w := as[0]
 	var checks []Check
+	runs := 0
 	for _, a := range as {
 		checks = append(checks, a.axis.Checks...)
+		n, _ := combinedRuns(a.axis.Summary)
+		runs += n
 		if *a.axis.Score < *w.axis.Score {
 			w = a
 		}
 	}
 	score := *w.axis.Score
+	summary := w.run + ": " + w.axis.Summary
+	if _, inner := combinedRuns(w.axis.Summary); inner != "" {
+		summary = inner // already "RUN…: …", RUN named after a part of w.run
+	}
 	return Axis{Name: w.axis.Name, Score: &score, Weight: w.axis.Weight, Checks: checks,
-		Summary: fmt.Sprintf("lowest of %d runs, %s: %s", len(as), w.run, w.axis.Summary)}
+		Summary: fmt.Sprintf("lowest of %d runs, %s", runs, summary)}
+}
+
+// combinedRuns reads a summary that worst wrote: the number of runs it
+// folded and what follows ("RUN: …"). Any other summary is one run's, and
+// inner is "".
+func combinedRuns(summary string) (runs int, inner string) {
+	rest, ok := strings.CutPrefix(summary, "lowest of ")
+	if !ok {
+		return 1, ""
+	}
+	count, inner, ok := strings.Cut(rest, " runs, ")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n < 2 {
+		return 1, ""
+	}
+	return n, inner
 }
 
 func prefixChecks(run string, cs []Check) []Check {

@@ -1,6 +1,7 @@
 package scorecards
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -68,5 +69,24 @@ func TestCombineNamesOnce(t *testing.T) {
 	obs, _ := all.Axis(AxisObservability)
 	if len(obs.Checks) != 1 || obs.Checks[0].Name != "cell era 2025-11-25: counts" {
 		t.Errorf("checks %+v", obs.Checks)
+	}
+}
+
+// Cells whose eras were combined first, combined again: the summary counts
+// every era's run and names the lowest alone, one "lowest of" deep.
+func TestCombineSummaryOfCombinedRunsIsFlat(t *testing.T) {
+	era := func(cell, era string, score float64) Scorecard {
+		return Scorecard{RunID: cell + " era " + era, Axes: []Axis{{Name: AxisRobustness, Score: &score, Weight: 0.15,
+			Summary: fmt.Sprintf("%.0f%% of inputs refused", score*100)}}}
+	}
+	cell := func(name string, a, b float64) Scorecard {
+		c := Combine(name, []Scorecard{era(name, "2025-11-25", a), era(name, "2026-07-28", b)})
+		c.RunID = name
+		return c
+	}
+	all := Combine("all", []Scorecard{cell("fs", 1, 1), cell("memory", 1, 0.9), cell("sqlite", 0.95, 1), era("stdio", "2025-11-25", 1)})
+	rob, _ := all.Axis(AxisRobustness)
+	if want := "lowest of 7 runs, memory era 2026-07-28: 90% of inputs refused"; rob.Summary != want {
+		t.Errorf("summary %q, want %q", rob.Summary, want)
 	}
 }
