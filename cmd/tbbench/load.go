@@ -130,9 +130,10 @@ prometheus/ (the configuration, log and own calls of the Prometheus that
 scraped the sidecars).
 
 Exit status: 0 pass; 1 thoughts lost, thought calls answered without an
-acknowledgement, or a phase aborted; 2 bad input, an unreachable target, or
-nothing judged (every relative threshold rests on one round: no confidence
-interval; the first line says so); 3 inconclusive (the machine could not
+acknowledgement, or a phase aborted; 2 bad input, an unreachable target, a
+target that does not speak the --era asked for, or nothing judged (every
+relative threshold rests on one round: no confidence interval; the first
+line says so); 3 inconclusive (the machine could not
 sustain the tier, a relative threshold could not tell, or a phase got no
 thought call answered); 99 a threshold failed.
 
@@ -301,8 +302,9 @@ Flags:
 	stopProgress()
 	if err != nil && rep == nil {
 		fmt.Fprintln(os.Stderr, "tbbench load:", err)
-		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, profile.ErrUndetected) || errors.Is(err, load.ErrFamily) {
-			return exitLoadBadInput
+		if errors.Is(err, target.ErrUnreachable) || errors.Is(err, profile.ErrUndetected) || errors.Is(err, load.ErrFamily) ||
+			errors.Is(err, target.ErrEraNotSpoken) {
+			return exitLoadBadInput // nothing judged
 		}
 		return exitLoadFail
 	}

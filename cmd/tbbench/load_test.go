@@ -75,6 +75,7 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--workload", badThreshold}, []string{"t.yaml:7", "5xs"}},
 		{[]string{"--workload", filepath.Join(dir, "missing.yaml")}, []string{"missing.yaml"}},
 		{[]string{"--url", "http://" + addr + "/mcp", "--call-timeout", "1s"}, []string{addr}},
+		{[]string{"--url", old2025(t) + "/mcp", "--era", "2026-07-28"}, []string{"does not speak this MCP era", "2026-07-28"}},
 		{[]string{"--compare-storage", "fs,tape"}, []string{"tape"}},
 		{[]string{"--url", "http://" + addr + "/mcp", "--compare-storage", "fs,memory"}, []string{"compare-storage"}},
 		{[]string{"--target", "pigeon"}, []string{"pigeon"}},
