@@ -116,6 +116,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body = p.leakContext(p.rewriteRequest(body))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
+		// Readable again, for a request sent once more (staleRetry).
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -455,15 +457,4 @@ func (p *Proxy) sideCall(session string, arguments map[string]any) map[string]an
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&env)
 	return env.Result
-}
-
-// upstreamTransport is how the proxy reaches the server: keeping an idle
-// connection for every request in flight (http.DefaultTransport keeps two
-// per host), so that a load run through the proxy does not open and close
-// connections for the requests beyond two, whose cost would vary from
-// round to round and blur the server CPU per call the A/B runs compare.
-func upstreamTransport() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 256
-	return t
 }
