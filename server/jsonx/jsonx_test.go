@@ -86,17 +86,7 @@ func TestAppendString(t *testing.T) {
 	}
 	inputs = append(inputs, "\u2028\u2029", "é漢🙂", "\xc3", "\xed\xa0\x80", "", `<a href="x">&</a>`)
 	for _, s := range inputs {
-		compact, err := jsonx.Compact(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := jsonx.AppendString(nil, s, false); string(got) != string(compact) {
-			t.Errorf("%q: got %s, want %s", s, got, compact)
-		}
-		marshal, _ := json.Marshal(s)
-		if got := jsonx.AppendString(nil, s, true); string(got) != string(marshal) {
-			t.Errorf("%q with HTML escaping: got %s, want %s", s, got, marshal)
-		}
+		checkAppendString(t, s)
 	}
 }
 
