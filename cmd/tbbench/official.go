@@ -53,8 +53,8 @@ conformance axis) and transcripts/official-discovery.jsonl under
 <out>/<run-id>/.
 
 Exit status: 0 when every applicable scored scenario passed, 1 when some
-failed, 2 when the target could not be reached, the suite is not installed
-or a flag is wrong.
+failed, 2 when the target could not be reached, the suite is not installed,
+a flag is wrong or no scored scenario applied (nothing judged).
 
 Flags:
 `, official.Package, official.SuiteVersion)
@@ -161,10 +161,14 @@ Flags:
 	for _, rev := range revisions {
 		fmt.Printf("official conformance suite %s, requirements of %s: %s\n", tl.SuiteVersion, rev, official.Summary(official.OfRevision(rep.Scenarios, rev)))
 	}
-	_, failed, _ := official.Tally(official.ScoredOnly(rep.Scenarios))
+	passed, failed, _ := official.Tally(official.ScoredOnly(rep.Scenarios))
 	fmt.Printf("in %.1f s; results in %s\n", time.Since(start).Seconds(), dir)
-	if err != nil || failed > 0 {
+	switch {
+	case err != nil || failed > 0:
 		return exitFail
+	case passed == 0:
+		fmt.Fprintln(os.Stderr, "tbbench: no scored scenario of the suite applies to this target: nothing was judged")
+		return exitBadInput
 	}
 	return exitPass
 }

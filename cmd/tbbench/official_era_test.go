@@ -24,3 +24,13 @@ func TestOfficialRefusesANonPositiveTimeout(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// A run in which no scored scenario applies (here one that needs a fixture
+// of the suite's own server, which the reference server does not offer)
+// judged nothing: exit 2, said, never a pass.
+func TestOfficialNothingApplicableJudgesNothing(t *testing.T) {
+	code, stdout, stderr := captureAll(t, "official", "--scenario", "tools-call-image", "--era", "2025-11-25", "--out", t.TempDir())
+	if code != exitBadInput || !strings.Contains(stderr, "nothing was judged") {
+		t.Errorf("exit %d, want %d saying nothing was judged:\n%s\n%s", code, exitBadInput, stdout, stderr)
+	}
+}

@@ -182,7 +182,7 @@ Flags:
 		}
 		all = append(all, results...)
 		robustAxis = robust.Axis(results)
-		card := robustCard(runID, info, family, start, []scorecards.Axis{robustAxis})
+		card := robustCard(runID, info, family, start, ctx.Err(), []scorecards.Axis{robustAxis})
 		if len(eras) > 1 {
 			card.RunID = filepath.Base(dir) + " era " + string(era)
 			if werr := writeScorecardOnly(card, eraDir); werr != nil {
@@ -240,7 +240,7 @@ Flags:
 			}
 		}
 	}
-	card := robustCard(runID, info, family, start, append(axes, secAxes...))
+	card := robustCard(runID, info, family, start, ctx.Err(), append(axes, secAxes...))
 	if werr := writeScorecardOnly(card, dir); werr != nil {
 		fmt.Fprintln(os.Stderr, "tbbench: writing results:", werr)
 	}
@@ -290,8 +290,10 @@ func robustEra(ctx context.Context, tg target.Target, o robust.Options, dir stri
 	return exitPass, results, rec
 }
 
-// robustCard is the scorecard of a robust run with the axes given.
-func robustCard(runID string, info target.Info, family string, start time.Time, axes []scorecards.Axis) scorecards.Scorecard {
+// robustCard is the scorecard of a robust run with the axes given, and the
+// run's gate; interrupted, when not nil, is why the run stopped before the
+// end of the catalogue, which fails it.
+func robustCard(runID string, info target.Info, family string, start time.Time, interrupted error, axes []scorecards.Axis) scorecards.Scorecard {
 	card := scorecards.Scorecard{SchemaVersion: scorecards.SchemaVersion, RunID: runID, StartedAt: start, FinishedAt: time.Now(),
 		Target: scorecards.Target{Name: info.Address, Kind: info.Kind, Address: info.Address, Transport: info.Transport, Storage: info.Storage,
 			Profile: family},
@@ -301,6 +303,9 @@ func robustCard(runID string, info target.Info, family string, start time.Time, 
 		if a.Name == scorecards.AxisRobustness {
 			card.Gates = append(card.Gates, scorecards.ChecksGate(robust.Gate, a))
 		}
+	}
+	if interrupted != nil {
+		card.Gates = append(card.Gates, scorecards.Gate{Name: "the catalogue ran to its end", Detail: interrupted.Error()})
 	}
 	card.Finish()
 	return card

@@ -9,12 +9,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpsrv "github.com/mark3labs/mcp-go/server"
 
 	"github.com/thoughtbox-bench/tbbench/harness/robust"
 	"github.com/thoughtbox-bench/tbbench/harness/target"
+	"github.com/thoughtbox-bench/tbbench/scorecards"
 )
 
 // robustLastLine is the last line of a robust run that judged something.
@@ -165,5 +167,22 @@ func TestRobustEraNotSpoken(t *testing.T) {
 	}
 	if code, _, stderr := captureAll(t, "robust", "--critique-timeout", "-5s", "--out", out); code != exitBadInput || !strings.Contains(stderr, "--critique-timeout") {
 		t.Errorf("negative critique timeout: exit %d: %s", code, stderr)
+	}
+}
+
+// A robustness run's scorecard passes on its own gate when every judged
+// input passed, and fails when the run was interrupted before the end of
+// the catalogue, whatever the inputs judged so far did.
+func TestRobustCardGates(t *testing.T) {
+	axis := robust.Axis([]robust.Result{{Name: "a", Passed: true}, {Name: "b", Passed: true}})
+	if c := robustCard("r", target.Info{}, "gateway", time.Now(), nil, []scorecards.Axis{axis}); c.Verdict != scorecards.VerdictPass {
+		t.Errorf("every input passed: verdict %q, gates %+v", c.Verdict, c.Gates)
+	}
+	if c := robustCard("r", target.Info{}, "gateway", time.Now(), context.Canceled, []scorecards.Axis{axis}); c.Verdict != scorecards.VerdictFail {
+		t.Errorf("interrupted: verdict %q, gates %+v", c.Verdict, c.Gates)
+	}
+	failed := robust.Axis([]robust.Result{{Name: "a", Passed: true}, {Name: "b"}})
+	if c := robustCard("r", target.Info{}, "gateway", time.Now(), nil, []scorecards.Axis{failed}); c.Verdict != scorecards.VerdictFail {
+		t.Errorf("an input failed: verdict %q, gates %+v", c.Verdict, c.Gates)
 	}
 }

@@ -240,7 +240,7 @@ type eventKind int
 // The changes a watch reports.
 const (
 	fileCreated   eventKind = iota // created under its name
-	fileWritten                    // written, or closed after writing
+	fileWritten                    // written
 	fileMovedAway                  // renamed away from its name
 	fileMovedIn                    // renamed to its name
 	fileRemoved                    // removed

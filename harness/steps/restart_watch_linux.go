@@ -9,9 +9,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// watchMask are the events a watch asks for: a file created, written,
-// renamed or removed.
-const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE
+// watchMask are the events a watch asks for: a file created, written
+// (IN_MODIFY, which a write or a truncation raises under the name the file
+// has then), renamed or removed. Not IN_CLOSE_WRITE: the kernel raises it
+// when the last descriptor of a file opened for writing closes, under the
+// name the file has by then, and that can be after a rename: a child the
+// server's process forks while a temporary file is open holds a copy of its
+// descriptor until the child's exec, so a file written, closed and renamed
+// into place is reported as closed after writing under its final name.
+const watchMask = unix.IN_CREATE | unix.IN_MODIFY | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE
 
 // watchDir starts watching the files directly in dir with inotify; stop
 // ends the watch and returns the changes it saw, in order.
