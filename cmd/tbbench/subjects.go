@@ -25,8 +25,8 @@ type subjectFlag struct {
 }
 
 // parseSubject parses NAME=SPEC against the shared target flags (--transport,
-// --env, --direct, --data-dir, --export-dir apply). The error names the
-// flag and the value.
+// --env, --direct, --export-dir apply, and --data-dir to embedded
+// subjects). The error names the flag and the value.
 func parseSubject(value string, base targetspec.Spec, transportGiven bool) (subjectFlag, error) {
 	bad := func(why string, a ...any) (subjectFlag, error) {
 		return subjectFlag{}, fmt.Errorf("--subject %q: %s", value, fmt.Sprintf(why, a...))
@@ -95,6 +95,11 @@ func parseSpec(spec string, base targetspec.Spec, transportGiven bool) (targetsp
 		s.URL, s.Transport = rest, target.HTTP
 	default:
 		return bad("unknown kind %q: SPEC is one of %s", kind, subjectSpecs)
+	}
+	if kind != "embedded" {
+		// --data-dir is the embedded subjects' (a command names its own,
+		// as {tmpdir} of each subject).
+		s.DataDir = ""
 	}
 	if err := s.Validate(); err != nil {
 		return bad("%v", err)

@@ -35,7 +35,7 @@ func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	fs.StringVar(&f.command, "command", "", "start the server with `CMD` (words split on spaces, quote with ' or \"); {port} becomes a free port, {tmpdir} a new empty directory removed afterwards (e.g. --data-dir {tmpdir})")
 	fs.StringVar(&f.transport, "transport", "", "`http` or `stdio`: of the embedded server (default http) or of --command (default stdio)")
 	fs.StringVar(&f.storage, "storage", "fs", "`fs`, `memory` or `sqlite`: storage of the embedded server")
-	fs.StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded server (default: a fresh temporary one)")
+	fs.StringVar(&f.dataDir, "data-dir", "", "data directory of the embedded server (default: a fresh temporary one); with --command, the `directory` the command's server keeps its data in, as its command line names it ({tmpdir} allowed), so that the checks of its files apply")
 	fs.StringVar(&f.exportDir, "export-dir", "", "where a --url or --command server writes its exports, if it is on this machine (default: THOUGHTBOX_EXPORT_DIR or THOUGHTBOX_DATA_DIR/exports from --env)")
 	fs.BoolVar(&f.direct, "direct", false, "talk to the target directly instead of through an in-process mcp-sidecar proxy")
 	fs.StringVar(&f.observatoryURL, "observatory-url", "", "where the --url or --command server runs its Observatory, `http://HOST:PORT[/ws-path]` ({obsport}: a free port the harness picks, also in --command and --env)")

@@ -48,6 +48,11 @@ type CommandOptions struct {
 	StartTimeout time.Duration
 	// ExportDir overrides the export dir read from Env.
 	ExportDir string
+	// DataDir, when set, is the directory the server keeps its data in as
+	// its command line names it (THOUGHTBOX_DATA_DIR in Env says so too),
+	// {tmpdir} replaced: Info.DataDir, so that the checks of a server's
+	// files apply.
+	DataDir string
 	// Kind overrides Info.Kind (for targets built on this one).
 	Kind string
 	// ObservatoryURL is where the server runs its Observatory,
@@ -118,7 +123,7 @@ func newCommand(ctx context.Context, o CommandOptions) (_ *commandTarget, err er
 		}
 		t.port = p
 	}
-	if o.tmpDir == "" && strings.Contains(strings.Join(append(append([]string{o.Command, o.URL}, o.Argv...), o.Env...), "\n"), TmpDirPlaceholder) {
+	if o.tmpDir == "" && strings.Contains(strings.Join(append(append([]string{o.Command, o.URL, o.DataDir, o.ExportDir}, o.Argv...), o.Env...), "\n"), TmpDirPlaceholder) {
 		dir, err := os.MkdirTemp(o.TmpDirIn, "tbbench-target-*")
 		if err != nil {
 			return nil, err
@@ -163,8 +168,11 @@ func newCommand(ctx context.Context, o CommandOptions) (_ *commandTarget, err er
 			t.info.ExportDir = v
 		}
 	}
+	if o.DataDir != "" {
+		t.info.DataDir = t.sub(o.DataDir)
+	}
 	if o.ExportDir != "" {
-		t.info.ExportDir = o.ExportDir
+		t.info.ExportDir = t.sub(o.ExportDir)
 	}
 	if t.info.ExportDir == "" && t.info.DataDir != "" {
 		t.info.ExportDir = filepath.Join(t.info.DataDir, "exports")

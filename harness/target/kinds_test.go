@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -392,5 +393,26 @@ func TestCommandTmpDir(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
+	}
+}
+
+// CommandOptions.DataDir names the directory a command's server keeps its
+// data in, {tmpdir} replaced, for a server told so on its command line
+// rather than by THOUGHTBOX_DATA_DIR; its exports default to beside it.
+func TestCommandDataDirOption(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	tg, err := target.NewCommand(context.Background(), target.CommandOptions{Command: "server --store {tmpdir}/data",
+		DataDir: target.TmpDirPlaceholder + "/data", Transport: target.Stdio, TmpDirIn: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	info := tg.Info()
+	if want := filepath.Join(info.TmpDir, "data"); info.TmpDir == "" || info.DataDir != want {
+		t.Errorf("Info.DataDir %q, want %q", info.DataDir, want)
+	}
+	if want := filepath.Join(info.DataDir, "exports"); info.ExportDir != want {
+		t.Errorf("Info.ExportDir %q, want %q", info.ExportDir, want)
 	}
 }

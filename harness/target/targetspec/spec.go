@@ -38,7 +38,9 @@ type Spec struct {
 	Transport string
 	// Storage is the embedded server's backend.
 	Storage string
-	// DataDir is the embedded server's data directory ("" for a fresh one).
+	// DataDir is the embedded server's data directory ("" for a fresh
+	// one), or the one a command server keeps its data in as its command
+	// line names it ({tmpdir} allowed; target.CommandOptions.DataDir).
 	DataDir string
 	// ExportDir is where a URL or command server writes its exports.
 	ExportDir string
@@ -95,6 +97,9 @@ func (s Spec) Validate() error {
 	if s.Transport != "" && s.Transport != target.HTTP && s.Transport != target.Stdio {
 		return fmt.Errorf("--transport must be http or stdio, not %q", s.Transport)
 	}
+	if s.DataDir != "" && s.Kind() == target.KindURL {
+		return fmt.Errorf("--data-dir %q is for the embedded server and --command servers: the harness does not start a --url server, nor restart it on its data", s.DataDir)
+	}
 	if s.ObservatoryURL != "" && (s.Kind() == target.KindEmbedded || s.Kind() == target.KindNoop) {
 		return errors.New("--observatory-url is for --url and --command servers; the embedded server's Observatory is started by the harness")
 	}
@@ -116,7 +121,7 @@ func (s Spec) Open(ctx context.Context) (target.Target, error) {
 		t, err = noop.New(ctx, noop.Options{Process: s.Process})
 	case target.KindCommand:
 		t, err = target.NewCommand(ctx, target.CommandOptions{Command: s.Command, Env: s.Env, Transport: s.Transport,
-			URL: s.URL, StartTimeout: s.StartTimeout, ExportDir: s.ExportDir, ObservatoryURL: s.ObservatoryURL})
+			URL: s.URL, StartTimeout: s.StartTimeout, ExportDir: s.ExportDir, DataDir: s.DataDir, ObservatoryURL: s.ObservatoryURL})
 	case target.KindURL:
 		t, err = target.NewURL(ctx, s.URL, target.URLOptions{ExportDir: s.ExportDir, ProbeTimeout: s.StartTimeout, Canary: s.Canary,
 			ObservatoryURL: s.ObservatoryURL})

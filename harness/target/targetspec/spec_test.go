@@ -25,6 +25,20 @@ func TestStorageModes(t *testing.T) {
 	}
 }
 
+// --data-dir names the data of the embedded server or a command's; a URL
+// server's is not the harness's to know, and is refused, naming the value.
+func TestDataDirIsForEmbeddedAndCommandServers(t *testing.T) {
+	for _, s := range []targetspec.Spec{{DataDir: "/d"}, {Command: "srv --data {tmpdir}", DataDir: "{tmpdir}"}} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+	err := targetspec.Spec{URL: "http://127.0.0.1:9/mcp", DataDir: "/d"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), `--data-dir "/d"`) {
+		t.Errorf("--data-dir with --url: %v", err)
+	}
+}
+
 // TestEmbeddedSQLiteRestartKeepsData restarts an embedded server on SQLite
 // storage: its session is still there, its storage reported.
 func TestEmbeddedSQLiteRestartKeepsData(t *testing.T) {
