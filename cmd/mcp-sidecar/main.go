@@ -229,6 +229,10 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 		return o, fmt.Errorf("unexpected arguments %q (a command needs --stdio)", o.command)
 	case !o.stdio && c.Upstream == "":
 		return o, errors.New("no upstream: set --upstream or MCP_UPSTREAM_URL (or use --stdio -- COMMAND)")
+	case !o.stdio:
+		if err := c.CheckUpstream(); err != nil {
+			return o, fmt.Errorf("--upstream: %w", err)
+		}
 	}
 	return o, nil
 }

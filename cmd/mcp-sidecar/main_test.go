@@ -88,8 +88,8 @@ func TestBadInvocations(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, envOf(c.env), strings.NewReader(""), io.Discard, &stderr)
-		if code == 0 || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%v %v: exit %d, stderr %q; want failure mentioning %q", c.args, c.env, code, stderr.String(), c.want)
+		if code != 2 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v %v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, c.env, code, stderr.String(), c.want)
 		}
 	}
 }

@@ -116,6 +116,14 @@ func (c Config) withDefaults() Config {
 // reservedPaths are served by the proxy itself.
 var reservedPaths = map[string]bool{"/metrics": true, "/healthz": true, "/readyz": true}
 
+// CheckUpstream reports what is wrong with Upstream, as New would: a URL
+// that is not http(s)://host[:port]/path, or a path the sidecar serves
+// itself. A command checks it with its other flags, before it starts.
+func (c Config) CheckUpstream() error {
+	_, err := c.upstreamURL()
+	return err
+}
+
 // upstreamURL validates Upstream and returns it parsed, with an empty path
 // made "/".
 func (c Config) upstreamURL() (*url.URL, error) {
