@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -99,7 +100,7 @@ Flags:
 	if !ok {
 		return code
 	}
-	if err := firstError(progressMode(*progress), atLeastOne("concurrency", *concurrency), atLeastOne("repeat", *repeat)); err != nil {
+	if err := cmp.Or(progressMode(*progress), atLeastOne("concurrency", *concurrency), atLeastOne("repeat", *repeat)); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}

@@ -29,13 +29,3 @@ func progressMode(mode string) error {
 	}
 	return fmt.Errorf("--progress %q: want auto, bar or lines", mode)
 }
-
-// firstError returns the first of errs that is not nil.
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

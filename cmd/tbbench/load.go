@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -154,7 +155,7 @@ Flags:
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	if err := firstError(progressMode(*progress), positiveDuration("call-timeout", *timeout)); err != nil {
+	if err := cmp.Or(progressMode(*progress), positiveDuration("call-timeout", *timeout)); err != nil {
 		return bad(err)
 	}
 	tuneClientGC()
