@@ -29,6 +29,8 @@ func TestConformRefusesBadSelections(t *testing.T) {
 		{[]string{"--concurrency", "0"}, "--concurrency must be at least 1, not 0"},
 		{[]string{"--repeat", "-2"}, "--repeat must be at least 1, not -2"},
 		{[]string{"--progress", "fancy"}, `--progress "fancy"`},
+		{[]string{"--url", "ftp://127.0.0.1:9/mcp"}, `--url "ftp://127.0.0.1:9/mcp"`},
+		{[]string{"--url", "127.0.0.1:9/mcp"}, `--url "127.0.0.1:9/mcp"`},
 	} {
 		code, stderr := capture(t, append([]string{"conform", "--out", dir, "--progress", "lines", "--storage", "memory"}, c.args...)...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {

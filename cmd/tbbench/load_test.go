@@ -85,6 +85,8 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--subject", "a=embedded:tape"}, []string{"--subject", "a=embedded:tape", "fs, memory, sqlite"}},
 		{[]string{"--subject", "a=embedded"}, []string{"--subject", "a=embedded", "storage mode"}},
 		{[]string{"--subject", "a=cmd:"}, []string{"--subject", "a=cmd:", "command line"}},
+		{[]string{"--url", "ftp://" + addr + "/mcp"}, []string{"--url", `"ftp://` + addr}},
+		{[]string{"--subject", "a=url:http://"}, []string{"--subject", "a=url:http://", `--url "http://"`}},
 		{[]string{"--subject", "a=url:ftp://x"}, []string{"--subject", "a=url:ftp://x", "http://"}},
 		{[]string{"--subject", "a=noop:x"}, []string{"--subject", "a=noop:x"}},
 		{[]string{"--subject", "ceiling=embedded:fs"}, []string{"--subject", "ceiling=embedded:fs", "no-op"}},

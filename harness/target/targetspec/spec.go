@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -97,6 +98,11 @@ func (s Spec) Validate() error {
 	if s.Transport != "" && s.Transport != target.HTTP && s.Transport != target.Stdio {
 		return fmt.Errorf("--transport must be http or stdio, not %q", s.Transport)
 	}
+	if s.URL != "" {
+		if err := checkEndpoint(s.URL); err != nil {
+			return err
+		}
+	}
 	if s.DataDir != "" && s.Kind() == target.KindURL {
 		return fmt.Errorf("--data-dir %q is for the embedded server and --command servers: the harness does not start a --url server, nor restart it on its data", s.DataDir)
 	}
@@ -105,6 +111,16 @@ func (s Spec) Validate() error {
 	}
 	if s.Storage != "" && !slices.Contains(StorageModes, s.Storage) && s.Kind() == target.KindEmbedded {
 		return fmt.Errorf("--storage must be one of %s, not %q", strings.Join(StorageModes, ", "), s.Storage)
+	}
+	return nil
+}
+
+// checkEndpoint checks an MCP endpoint URL as --url takes it: http or
+// https, a host, and {port} where a command's port goes.
+func checkEndpoint(raw string) error {
+	u, err := url.Parse(strings.ReplaceAll(raw, "{port}", "1"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--url %q: want the MCP endpoint as http://HOST[:PORT]/PATH or https://HOST[:PORT]/PATH", raw)
 	}
 	return nil
 }

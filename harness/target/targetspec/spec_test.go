@@ -3,6 +3,7 @@ package targetspec_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,6 +37,31 @@ func TestDataDirIsForEmbeddedAndCommandServers(t *testing.T) {
 	err := targetspec.Spec{URL: "http://127.0.0.1:9/mcp", DataDir: "/d"}.Validate()
 	if err == nil || !strings.Contains(err.Error(), `--data-dir "/d"`) {
 		t.Errorf("--data-dir with --url: %v", err)
+	}
+}
+
+// TestURLMustBeAnHTTPEndpoint refuses, naming the value, a --url that is
+// not http(s)://HOST/PATH, before any connection is tried; {port} stands
+// for a command's port.
+func TestURLMustBeAnHTTPEndpoint(t *testing.T) {
+	for _, s := range []targetspec.Spec{
+		{URL: "http://127.0.0.1:1731/mcp"},
+		{URL: "https://example.test/mcp"},
+		{Command: "srv --port {port}", URL: "http://127.0.0.1:{port}/mcp", Transport: "http"},
+	} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+	for _, bad := range []string{"ftp://x/mcp", "http://", "127.0.0.1:1731/mcp", "http:mcp", "localhost/mcp", "http://[::1/mcp"} {
+		err := targetspec.Spec{URL: bad}.Validate()
+		if err == nil || !strings.Contains(err.Error(), "--url "+strconv.Quote(bad)) {
+			t.Errorf("--url %s: %v", bad, err)
+		}
+		err = targetspec.Spec{Command: "srv", URL: bad, Transport: "http"}.Validate()
+		if err == nil || !strings.Contains(err.Error(), "--url "+strconv.Quote(bad)) {
+			t.Errorf("--command with --url %s: %v", bad, err)
+		}
 	}
 }
 
