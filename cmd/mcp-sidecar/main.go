@@ -205,6 +205,9 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	if c.MaxBodyBytes <= 0 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes must be positive, not %d", c.MaxBodyBytes))
 	}
+	if err := checkListen(c.Listen, o.stdio); err != nil {
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		return o, err
 	}
@@ -235,6 +238,26 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 		}
 	}
 	return o, nil
+}
+
+// checkListen checks --listen: HOST:PORT, or off in stdio mode (no
+// metrics listener). A port may be a number or a service name.
+func checkListen(addr string, stdio bool) error {
+	if addr == "off" && stdio {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		want := "HOST:PORT (HOST may be empty, PORT 0 for any free one)"
+		if stdio {
+			want += ", or off"
+		}
+		return fmt.Errorf("--listen %q: want %s", addr, want)
+	}
+	return nil
 }
 
 // newLogger returns a stderr logger.

@@ -85,6 +85,10 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"--upstream", "http://x/mcp", "--max-body-bytes", "-1"}, nil, "--max-body-bytes must be positive, not -1"},
 		{[]string{"--upstream", "http://x/mcp", "--upstream-timeout", "-1s"}, nil, "--upstream-timeout must not be negative, not -1s"},
 		{[]string{"--upstream", "http://x/mcp"}, map[string]string{"MCP_SIDECAR_SESSION_IDLE_TIMEOUT": "-5s"}, "--session-idle-timeout must not be negative, not -5s"},
+		{[]string{"--upstream", "http://x/mcp", "--listen", "4000"}, nil, `--listen "4000": want HOST:PORT`},
+		{[]string{"--upstream", "http://x/mcp", "--listen", ":99999"}, nil, `--listen ":99999"`},
+		{[]string{"--upstream", "http://x/mcp", "--listen", "off"}, nil, `--listen "off"`},
+		{[]string{"--stdio", "--listen", "127.0.0.1", "--", "cat"}, nil, `--listen "127.0.0.1": want HOST:PORT (HOST may be empty, PORT 0 for any free one), or off`},
 	} {
 		var stderr bytes.Buffer
 		code := run(context.Background(), c.args, envOf(c.env), strings.NewReader(""), io.Discard, &stderr)
