@@ -57,15 +57,12 @@ func (s *Server) fastModernCall(w http.ResponseWriter, r *http.Request, body []b
 	if !ok {
 		return false
 	}
-	var caps mcp.ClientCapabilities
-	if json.Unmarshal(c.caps, &caps) != nil {
+	meta, ok := s.clientMeta.decode(c.caps, c.info)
+	if !ok {
 		return false // the general path refuses it, naming the field
 	}
-	info := &mcpsrv.RequestProtocolInfo{Modern: true, ProtocolVersion: mcp.ProtocolVersion20260728, ClientCapabilities: &caps}
-	var client mcp.Implementation
-	if c.info != nil && json.Unmarshal(c.info, &client) == nil {
-		info.ClientInfo = &client
-	}
+	info := &mcpsrv.RequestProtocolInfo{Modern: true, ProtocolVersion: mcp.ProtocolVersion20260728,
+		ClientCapabilities: meta.caps, ClientInfo: meta.client}
 	ctx := mcpsrv.WithRequestProtocolInfo(s.taskContext(r.Context()), info)
 	if c.traceparent != "" {
 		ctx = context.WithValue(ctx, traceParentKey{}, c.traceparent)

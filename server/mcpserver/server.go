@@ -63,6 +63,9 @@ type Server struct {
 	knowledge knowledgeGraph
 	fastCalls atomic.Int64  // requests fastCall answered (tests read it)
 	statics   staticAnswers // answers of server/discover and tools/list (staticanswers.go)
+	// clientMeta is the client _meta of 2026-era calls decoded last
+	// (clientmeta.go).
+	clientMeta clientMetaCache
 	// notebooks is the notebook operation family.
 	notebooks *notebook.Service
 
