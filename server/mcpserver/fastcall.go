@@ -245,25 +245,70 @@ func resultSize(r reply.Reply) int {
 }
 
 // appendToolResult appends r as mcp-go encodes the CallToolResult toResult
-// makes of it: the members in key order, strings HTML-escaped. Replies
-// with blocks other than text are encoded by encoding/json itself.
+// makes of it: the members in key order, strings HTML-escaped.
 func appendToolResult(dst []byte, r reply.Reply) []byte {
-	for _, b := range r.Blocks {
-		if b.Kind != reply.Text {
-			out, err := toResult(r).MarshalJSON()
-			if err != nil {
-				panic("mcpserver: encoding a tool result: " + err.Error())
-			}
-			return append(dst, out...)
+	if !encodable(r) {
+		out, err := toResult(r).MarshalJSON()
+		if err != nil {
+			panic("mcpserver: encoding a tool result: " + err.Error())
 		}
+		return append(dst, out...)
 	}
 	dst = append(dst, `{"content":[`...)
 	for i, b := range r.Blocks {
-		dst = appendTextBlock(dst, i > 0, b.Text)
+		dst = appendBlock(dst, i > 0, b)
 	}
 	dst = append(dst, ']')
 	if r.IsError {
 		dst = append(dst, `,"isError":true`...)
 	}
 	return append(dst, '}')
+}
+
+// encodable reports whether appendBlock encodes every block of r: those
+// of a kind toResult turns into content (a reply of another kind is left to
+// encoding/json, which then encodes what toResult makes of it).
+func encodable(r reply.Reply) bool {
+	for _, b := range r.Blocks {
+		if b.Kind != reply.Text && b.Kind != reply.Resource && b.Kind != reply.ResourceLink {
+			return false
+		}
+	}
+	return true
+}
+
+// appendBlock appends the content block toResult makes of b as mcp-go's
+// types encode it: an embedded text resource's contents without an empty
+// mimeType, a resource link with its description and mimeType even when
+// empty.
+func appendBlock(dst []byte, comma bool, b reply.Block) []byte {
+	switch b.Kind {
+	case reply.Resource:
+		if comma {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"resource","resource":{"uri":`...)
+		dst = jsonx.AppendString(dst, b.URI, true)
+		if b.MIMEType != "" {
+			dst = append(dst, `,"mimeType":`...)
+			dst = jsonx.AppendString(dst, b.MIMEType, true)
+		}
+		dst = append(dst, `,"text":`...)
+		dst = jsonx.AppendString(dst, b.Text, true)
+		return append(dst, "}}"...)
+	case reply.ResourceLink:
+		if comma {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"type":"resource_link","uri":`...)
+		dst = jsonx.AppendString(dst, b.URI, true)
+		dst = append(dst, `,"name":`...)
+		dst = jsonx.AppendString(dst, b.Name, true)
+		dst = append(dst, `,"description":`...)
+		dst = jsonx.AppendString(dst, b.Description, true)
+		dst = append(dst, `,"mimeType":`...)
+		dst = jsonx.AppendString(dst, b.MIMEType, true)
+		return append(dst, '}')
+	}
+	return appendTextBlock(dst, comma, b.Text)
 }

@@ -244,30 +244,27 @@ func readModernMeta(raw []byte, c *modernCall) bool {
 // order, strings HTML-escaped): _meta with the server's info, content, with
 // the context's block last when the call named one, isError, resultType
 // "complete" and structuredContent.
-// Replies with blocks other than text are encoded by mcp-go itself.
 func appendModernResult(dst []byte, r reply.Reply, contextID string) []byte {
-	for _, b := range r.Blocks {
-		if b.Kind != reply.Text {
-			res := toResult(r)
-			if contextID != "" {
-				res.Content = append(res.Content, mcp.NewTextContent(contextBlock(contextID)))
-				res.StructuredContent = map[string]any{ContextIDArg: contextID}
-			}
-			res.ResultType = mcp.ResultTypeComplete
-			res.Meta = &mcp.Meta{}
-			res.Meta.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
-			out, err := res.MarshalJSON()
-			if err != nil {
-				panic("mcpserver: encoding a tool result: " + err.Error())
-			}
-			return append(dst, out...)
+	if !encodable(r) {
+		res := toResult(r)
+		if contextID != "" {
+			res.Content = append(res.Content, mcp.NewTextContent(contextBlock(contextID)))
+			res.StructuredContent = map[string]any{ContextIDArg: contextID}
 		}
+		res.ResultType = mcp.ResultTypeComplete
+		res.Meta = &mcp.Meta{}
+		res.Meta.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
+		out, err := res.MarshalJSON()
+		if err != nil {
+			panic("mcpserver: encoding a tool result: " + err.Error())
+		}
+		return append(dst, out...)
 	}
 	dst = append(dst, `{"_meta":`...)
 	dst = append(dst, modernResultMeta...)
 	dst = append(dst, `,"content":[`...)
 	for i, b := range r.Blocks {
-		dst = appendTextBlock(dst, i > 0, b.Text)
+		dst = appendBlock(dst, i > 0, b)
 	}
 	if contextID != "" {
 		dst = appendTextBlock(dst, len(r.Blocks) > 0, contextBlock(contextID))
