@@ -2,7 +2,6 @@ package jsonx
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
@@ -23,7 +22,7 @@ type Member struct {
 // encoding/json, which gives the same result (or the error) the slow way.
 // The members alias raw.
 func AppendMembers(dst []Member, raw []byte) ([]Member, bool) {
-	if !json.Valid(raw) {
+	if !Valid(raw) {
 		return dst, false
 	}
 	return AppendMembersOfValid(dst, raw)

@@ -184,7 +184,7 @@ func inspect(body []byte) (envelope, *rpcFault) {
 	}
 	if !ok {
 		env = envelope{}
-		if len(body) == 0 || !json.Valid(body) {
+		if len(body) == 0 || !jsonx.Valid(body) {
 			return env, &rpcFault{code: mcp.PARSE_ERROR, msg: "Parse error: the message is not valid JSON"}
 		}
 		if body[0] == '[' {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/thoughtbox-bench/tbbench/server/jsonx"
 	"github.com/thoughtbox-bench/tbbench/server/storage"
 )
 
@@ -164,7 +165,7 @@ var testHookAfterSlotWrite func(path string)
 // compactState returns state as one line of compact JSON, refusing what is
 // not JSON.
 func compactState(state []byte) ([]byte, error) {
-	if json.Valid(state) && bytes.IndexAny(state, "\n\r\t ") < 0 {
+	if jsonx.Valid(state) && bytes.IndexAny(state, "\n\r\t ") < 0 {
 		return state, nil
 	}
 	var b bytes.Buffer
