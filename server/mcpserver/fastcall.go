@@ -231,7 +231,7 @@ func appendTextBlock(dst []byte, comma bool, text string) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `{"type":"text","text":`...)
-	dst = jsonx.AppendString(dst, text, true)
+	dst = longTexts.appendString(dst, text)
 	return append(dst, '}')
 }
 
@@ -294,7 +294,7 @@ func appendBlock(dst []byte, comma bool, b reply.Block) []byte {
 			dst = jsonx.AppendString(dst, b.MIMEType, true)
 		}
 		dst = append(dst, `,"text":`...)
-		dst = jsonx.AppendString(dst, b.Text, true)
+		dst = longTexts.appendString(dst, b.Text)
 		return append(dst, "}}"...)
 	case reply.ResourceLink:
 		if comma {
