@@ -118,7 +118,8 @@ func TestUnreachableUpstream(t *testing.T) {
 	p, px := startProxy(t, url, nil)
 	p.tel.state.available.Store(1)
 	resp, body := rawPost(t, px.URL+"/mcp", `{"jsonrpc":"2.0","id":"q1","method":"ping"}`, nil)
-	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, `"id":"q1"`) || !strings.Contains(body, `"code":-32603`) {
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, `"id":"q1"`) || !strings.Contains(body, `"code":-32603`) ||
+		!strings.Contains(body, `"message":"mcp-sidecar: upstream unreachable (connection_refused)"`) {
 		t.Fatalf("got %d %s", resp.StatusCode, body)
 	}
 	if h := resp.Header.Get(outcome.ProxyAnswerHeader); h != "upstream unreachable" {

@@ -77,16 +77,24 @@ func (e *exchange) unanswered(httpStatus int, status, fallback string) {
 }
 
 // proxyError writes the answer the proxy gives itself when the upstream
-// could not be reached: a JSON-RPC error per request, with the HTTP status.
-func (e *exchange) proxyError(w http.ResponseWriter, httpStatus int, reason string) {
+// could not be reached: a JSON-RPC error per request, with the HTTP status;
+// its message names the reason and, when known, the failure's class
+// (errorClass: connection_refused, connection_reset, …), so that a client
+// that only sees the answer can tell a server that was down from one that
+// dropped the connection.
+func (e *exchange) proxyError(w http.ResponseWriter, httpStatus int, reason, detail string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set(outcome.ProxyAnswerHeader, reason)
 	w.WriteHeader(httpStatus)
 	if len(e.calls) == 0 {
 		return
 	}
+	message := "mcp-sidecar: " + reason
+	if detail != "" {
+		message += " (" + detail + ")"
+	}
 	one := func(c *call) string {
-		return `{"jsonrpc":"2.0","id":` + jsonID(c.id) + `,"error":{"code":-32603,"message":"mcp-sidecar: ` + reason + `"}}`
+		return `{"jsonrpc":"2.0","id":` + jsonID(c.id) + `,"error":{"code":-32603,"message":"` + message + `"}}`
 	}
 	if len(e.calls) == 1 {
 		_, _ = w.Write([]byte(one(e.calls[0])))

@@ -147,11 +147,11 @@ func (p *Proxy) upstreamFailed(w http.ResponseWriter, r *http.Request, uctx cont
 		ex.unanswered(0, outcome.Cancelled, codeCancelled)
 	case errors.Is(uctx.Err(), context.DeadlineExceeded):
 		ex.unanswered(0, outcome.Error, codeTimeout)
-		ex.proxyError(w, http.StatusGatewayTimeout, outcome.UpstreamTimeout)
+		ex.proxyError(w, http.StatusGatewayTimeout, outcome.UpstreamTimeout, "")
 	default:
 		p.markUnreachable(err)
 		ex.unanswered(0, outcome.Error, codeUnreachable)
-		ex.proxyError(w, http.StatusBadGateway, outcome.UpstreamUnreachable)
+		ex.proxyError(w, http.StatusBadGateway, outcome.UpstreamUnreachable, errorClass(err))
 	}
 }
 
