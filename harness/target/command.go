@@ -381,7 +381,7 @@ func (t *commandTarget) stop(kill bool) error {
 	procgroup.Signal(c.cmd.Process, syscall.SIGKILL)
 	forgetIdleConnections(t.url)
 	c.log.Close()
-	return os.Remove(c.logPath)
+	return removeLogUnlessPanicked(c.logPath)
 }
 
 // stopStdio stops the stdio children still running (SIGTERM, then SIGKILL

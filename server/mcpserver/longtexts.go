@@ -17,8 +17,14 @@ import (
 var longTexts textCache
 
 // minLongText is the shortest text textCache keeps: shorter ones cost
-// little to escape, and vary from call to call.
-const minLongText = 4096
+// little to escape, and vary from call to call. maxLongText is the longest:
+// the texts answered again and again are the server's own prose (the cipher
+// 15 KB, the cookbook 10 KB), and a ring of eight must not hold on to a
+// client's megabytes (a long read or an export) after their answer.
+const (
+	minLongText = 4096
+	maxLongText = 64 << 10
+)
 
 // textCache is a small ring of long texts and their encodings.
 type textCache struct {
@@ -37,7 +43,7 @@ type encodedText struct {
 // appendString appends s as a JSON string, HTML-escaped, as
 // jsonx.AppendString does: from the cache when s is a long text in it.
 func (c *textCache) appendString(dst []byte, s string) []byte {
-	if len(s) < minLongText {
+	if len(s) < minLongText || len(s) > maxLongText {
 		return jsonx.AppendString(dst, s, true)
 	}
 	c.mu.Lock()

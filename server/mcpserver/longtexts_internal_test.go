@@ -43,6 +43,11 @@ func TestLongTextsAreEncodedAsJSONXDoes(t *testing.T) {
 	for i := range 10 {
 		check(fmt.Sprint("other ", i), strings.Repeat(fmt.Sprint(i), minLongText))
 	}
+	next := c.next
+	check("longer than kept texts are", strings.Repeat("<x>", maxLongText/3+1))
+	if c.next != next {
+		t.Errorf("a text over %d bytes was kept", maxLongText)
+	}
 	check("pushed out and back", long)
 	check("the other of the same length", sameLength)
 	if n := len(c.entries); n != 8 {
