@@ -4,15 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/thoughtbox-bench/tbbench/server/reply"
 )
 
 // TestResultsAreEncodedAsMCPGoEncodesThem: the fast paths' results, with
 // every kind of block, are the bytes mcp-go's CallToolResult.MarshalJSON
-// gives the result toResult makes (in the 2026 era with its _meta,
-// resultType and the context's block and structuredContent).
+// gives the result toResult makes (in the 2026 era modernResult's, which
+// TestModernFastPathAnswersAsTheGeneralPathDoes holds to the general path's
+// answers).
 func TestResultsAreEncodedAsMCPGoEncodesThem(t *testing.T) {
 	tricky := "a <b> & \"c\" \\ \u2028 é \x01 \t\n" + strings.Repeat("x", 40)
 	replies := map[string]reply.Reply{
@@ -36,15 +35,7 @@ func TestResultsAreEncodedAsMCPGoEncodesThem(t *testing.T) {
 			t.Errorf("%s, 2025 era:\n got %s\nwant %s", name, got, want)
 		}
 		for _, contextID := range []string{"", "0123456789abcdef0123456789abcdef"} {
-			res := toResult(r)
-			if contextID != "" {
-				res.Content = append(res.Content, mcp.NewTextContent(contextBlock(contextID)))
-				res.StructuredContent = map[string]any{ContextIDArg: contextID}
-			}
-			res.ResultType = mcp.ResultTypeComplete
-			res.Meta = &mcp.Meta{}
-			res.Meta.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
-			want, err := res.MarshalJSON()
+			want, err := modernResult(r, contextID).MarshalJSON()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -239,6 +239,21 @@ func readModernMeta(raw []byte, c *modernCall) bool {
 	return version && c.caps != nil
 }
 
+// modernResult is the result the general path gives a 2026-era call:
+// toResult's, with the context's block and structuredContent when the call
+// named one, resultType "complete" and the _meta mcp-go stamps on it.
+func modernResult(r reply.Reply, contextID string) *mcp.CallToolResult {
+	res := toResult(r)
+	if contextID != "" {
+		res.Content = append(res.Content, mcp.NewTextContent(contextBlock(contextID)))
+		res.StructuredContent = map[string]any{ContextIDArg: contextID}
+	}
+	res.ResultType = mcp.ResultTypeComplete
+	res.Meta = &mcp.Meta{}
+	res.Meta.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
+	return res
+}
+
 // appendModernResult appends the result of a 2026-era call as mcp-go
 // encodes it (CallToolResult.MarshalJSON: a map, so its members in key
 // order, strings HTML-escaped): _meta with the server's info, content, with
@@ -246,15 +261,7 @@ func readModernMeta(raw []byte, c *modernCall) bool {
 // "complete" and structuredContent.
 func appendModernResult(dst []byte, r reply.Reply, contextID string) []byte {
 	if !encodable(r) {
-		res := toResult(r)
-		if contextID != "" {
-			res.Content = append(res.Content, mcp.NewTextContent(contextBlock(contextID)))
-			res.StructuredContent = map[string]any{ContextIDArg: contextID}
-		}
-		res.ResultType = mcp.ResultTypeComplete
-		res.Meta = &mcp.Meta{}
-		res.Meta.SetServerInfo(mcp.Implementation{Name: Name, Version: Version})
-		out, err := res.MarshalJSON()
+		out, err := modernResult(r, contextID).MarshalJSON()
 		if err != nil {
 			panic("mcpserver: encoding a tool result: " + err.Error())
 		}
