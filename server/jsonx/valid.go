@@ -3,6 +3,8 @@ package jsonx
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/thoughtbox-bench/tbbench/internal/jsonscan"
 )
 
 // maxNesting is how many arrays and objects encoding/json lets one value
@@ -21,7 +23,7 @@ func Valid(data []byte) bool {
 	i := 0
 	for {
 		// A value starts at i, after white space.
-		i = skipSpace(data, i)
+		i = jsonscan.SkipSpace(data, i)
 		if i >= len(data) {
 			return false
 		}
@@ -35,7 +37,7 @@ func Valid(data []byte) bool {
 			if c == '[' {
 				end = ']'
 			}
-			j := skipSpace(data, i+1)
+			j := jsonscan.SkipSpace(data, i+1)
 			if j < len(data) && data[j] == end {
 				i, ok = j+1, true // empty: the value ends here
 				break
@@ -66,7 +68,7 @@ func Valid(data []byte) bool {
 		// The value ended at i: close the containers it ends, up to the
 		// next member or element, or the end of data.
 		for {
-			i = skipSpace(data, i)
+			i = jsonscan.SkipSpace(data, i)
 			if len(stack) == 0 {
 				return i == len(data)
 			}
@@ -76,7 +78,7 @@ func Valid(data []byte) bool {
 			top, c := stack[len(stack)-1], data[i]
 			if c == ',' {
 				if top == '{' {
-					if i, ok = memberKey(data, skipSpace(data, i+1)); !ok {
+					if i, ok = memberKey(data, jsonscan.SkipSpace(data, i+1)); !ok {
 						return false
 					}
 				} else {
@@ -94,15 +96,6 @@ func Valid(data []byte) bool {
 	}
 }
 
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\n' || d[i] == '\r' || d[i] == '\t') {
-		i++
-	}
-	return i
-}
-
 // memberKey checks an object member's key and its colon, starting at d[i],
 // and returns the index after the colon.
 func memberKey(d []byte, i int) (int, bool) {
@@ -113,7 +106,7 @@ func memberKey(d []byte, i int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	i = skipSpace(d, i)
+	i = jsonscan.SkipSpace(d, i)
 	if i >= len(d) || d[i] != ':' {
 		return 0, false
 	}

@@ -248,11 +248,7 @@ func resultSize(r reply.Reply) int {
 // makes of it: the members in key order, strings HTML-escaped.
 func appendToolResult(dst []byte, r reply.Reply) []byte {
 	if !encodable(r) {
-		out, err := toResult(r).MarshalJSON()
-		if err != nil {
-			panic("mcpserver: encoding a tool result: " + err.Error())
-		}
-		return append(dst, out...)
+		return appendMarshalled(dst, toResult(r))
 	}
 	dst = append(dst, `{"content":[`...)
 	for i, b := range r.Blocks {
@@ -263,6 +259,16 @@ func appendToolResult(dst []byte, r reply.Reply) []byte {
 		dst = append(dst, `,"isError":true`...)
 	}
 	return append(dst, '}')
+}
+
+// appendMarshalled appends res as mcp-go encodes it, for the replies
+// appendBlock does not encode itself.
+func appendMarshalled(dst []byte, res *mcp.CallToolResult) []byte {
+	out, err := res.MarshalJSON()
+	if err != nil {
+		panic("mcpserver: encoding a tool result: " + err.Error())
+	}
+	return append(dst, out...)
 }
 
 // encodable reports whether appendBlock encodes every block of r: those
@@ -282,11 +288,11 @@ func encodable(r reply.Reply) bool {
 // mimeType, a resource link with its description and mimeType even when
 // empty.
 func appendBlock(dst []byte, comma bool, b reply.Block) []byte {
+	if comma {
+		dst = append(dst, ',')
+	}
 	switch b.Kind {
 	case reply.Resource:
-		if comma {
-			dst = append(dst, ',')
-		}
 		dst = append(dst, `{"type":"resource","resource":{"uri":`...)
 		dst = jsonx.AppendString(dst, b.URI, true)
 		if b.MIMEType != "" {
@@ -297,9 +303,6 @@ func appendBlock(dst []byte, comma bool, b reply.Block) []byte {
 		dst = longTexts.appendString(dst, b.Text)
 		return append(dst, "}}"...)
 	case reply.ResourceLink:
-		if comma {
-			dst = append(dst, ',')
-		}
 		dst = append(dst, `{"type":"resource_link","uri":`...)
 		dst = jsonx.AppendString(dst, b.URI, true)
 		dst = append(dst, `,"name":`...)
@@ -310,5 +313,5 @@ func appendBlock(dst []byte, comma bool, b reply.Block) []byte {
 		dst = jsonx.AppendString(dst, b.MIMEType, true)
 		return append(dst, '}')
 	}
-	return appendTextBlock(dst, comma, b.Text)
+	return appendTextBlock(dst, false, b.Text)
 }

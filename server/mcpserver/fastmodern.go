@@ -261,11 +261,7 @@ func modernResult(r reply.Reply, contextID string) *mcp.CallToolResult {
 // "complete" and structuredContent.
 func appendModernResult(dst []byte, r reply.Reply, contextID string) []byte {
 	if !encodable(r) {
-		out, err := modernResult(r, contextID).MarshalJSON()
-		if err != nil {
-			panic("mcpserver: encoding a tool result: " + err.Error())
-		}
-		return append(dst, out...)
+		return appendMarshalled(dst, modernResult(r, contextID))
 	}
 	dst = append(dst, `{"_meta":`...)
 	dst = append(dst, modernResultMeta...)

@@ -48,7 +48,7 @@ func (c *textCache) appendString(dst []byte, s string) []byte {
 	}
 	c.mu.Lock()
 	for _, e := range c.entries {
-		if len(e.text) == len(s) && e.text == s {
+		if e.text == s {
 			c.mu.Unlock()
 			return append(dst, e.encoded...) // never changed once kept
 		}
