@@ -236,27 +236,16 @@ overhead:
 sidecar: build
 	./$(BIN)/mcp-sidecar --upstream $${MCP_UPSTREAM_URL:-http://127.0.0.1:1731/mcp} --server-name thoughtbox
 
-# The generator's open loops may miss their lag figure (exit 99): the leading - lets make go on. They
-# run with the real-time scheduler (--realtime-pacer auto), the generator at its most precise.
-# The ceiling line is run again for memory and fs with their data on tmpfs (where the machine has
-# /dev/shm): beside the first, it shows what the data directory's file system (creating, renaming and
-# journaling files) costs fs.
-## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling and server CPU per call in both MCP eras (one interleaved run of the realistic mix, one of thought calls only, and memory and fs again with their data on tmpfs), the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency
+# .ci/bench runs the lines one after another and goes on past a line that failed, so that one missed
+# threshold does not cost the figures of the lines after it; it lists the failed lines at the end and
+# exits with the first one's status. The generator's open loops may miss their lag figure (exit 99)
+# without failing it. They run with the real-time scheduler (--realtime-pacer auto), the generator at
+# its most precise. The ceiling line is run again for memory and fs with their data on tmpfs (where the
+# machine has /dev/shm): beside the first, it shows what the data directory's file system (creating,
+# renaming and journaling files) costs fs.
+## bench: print the load generator's own figures against the no-op server, each storage mode's share of the no-op ceiling and server CPU per call in both MCP eras (one interleaved run of the realistic mix, one of thought calls only, and memory and fs again with their data on tmpfs), the long session, the maximum sustainable rate with the thought p99 at half of it, thoughts per second (memory, fs) and HTTP latency; every line runs, and the failed ones are listed at the end
 bench: build
-	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --direct --progress lines --run-id bench-generator-closed
-	-./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --direct --realtime-pacer auto --progress lines --run-id bench-generator-open
-	./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier smoke --progress lines --run-id bench-generator-closed-sidecar
-	-./$(BIN)/tbbench load --target noop --workload harness/load/testdata/generator.yaml --tier regression --realtime-pacer auto --progress lines --run-id bench-generator-open-sidecar
-	./$(BIN)/tbbench load --tier regression --compare-storage memory,fs,sqlite --era both --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling
-	./$(BIN)/tbbench load --tier regression --compare-storage memory,fs --era both --workload harness/load/testdata/ceiling-thoughts.yaml --progress lines --run-id bench-ceiling-thoughts
-	@if [ -d /dev/shm ] && d=$$(mktemp -d /dev/shm/tbbench-bench-XXXXXX); then \
-	  TMPDIR=$$d ./$(BIN)/tbbench load --tier regression --compare-storage memory,fs --era both --workload harness/load/testdata/ceiling.yaml --progress lines --run-id bench-ceiling-tmpfs; \
-	  s=$$?; rm -rf "$$d"; exit $$s; \
-	else echo "make bench: no /dev/shm: the line on tmpfs is left out"; fi
-	./$(BIN)/tbbench load --tier long-session --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-long-session
-	./$(BIN)/tbbench load --tier stress --compare-storage fs,memory --ceiling=false --progress lines --run-id bench-stress
-	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/ledger/ | grep -E 'Benchmark|ok'
-	$(GO) test -run '^$$' -bench . -benchtime 3s ./server/mcpserver/ | grep -E 'Benchmark|ok'
+	BIN=$(BIN) GO=$(GO) .ci/bench
 
 ## ab: an A/B of two builds of the reference server, this tree's against BASE's (a commit: make ab BASE=HEAD~1): each build's server CPU per call and throughput in each storage mode of AB_STORAGE (default memory,fs) and both MCP eras, in AB_ROUNDS interleaved rounds (default 16, 2 s each: about 6 minutes), and this build ÷ BASE's with its 95 % interval in out/ab-<commit>-<time>/load.md; tbbench exits 99 when this build costs more than 5 % more CPU per call by the whole interval, 3 when the run cannot tell (make then fails with its own status, 2, and shows tbbench's). The data directories are new ones under TMPDIR (its file system weighs on fs: docs/figures.md)
 AB_STORAGE ?= memory,fs
