@@ -173,6 +173,7 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 		upTimeout = time.Duration(n) * time.Millisecond
 	}
 	dur(&c.UpstreamTimeout, "upstream-timeout", "MCP_UPSTREAM_TIMEOUT", upTimeout, "bound on one POST exchange, SSE answers included; 0 means none (also MCP_UPSTREAM_TIMEOUT_MS)")
+	dur(&c.UpstreamIdleTimeout, "upstream-idle-timeout", "MCP_SIDECAR_UPSTREAM_IDLE_TIMEOUT", sidecar.DefaultUpstreamIdleTimeout, "how long an unused connection to the upstream is kept; must be shorter than the upstream keeps an idle one (Node 5s)")
 	maxBody := env("MCP_SIDECAR_MAX_BODY_BYTES", strconv.Itoa(sidecar.DefaultMaxBodyBytes))
 	n, err := strconv.ParseInt(maxBody, 10, 64)
 	if err != nil {
@@ -204,6 +205,9 @@ func parse(args []string, getenv func(string) string, stderr io.Writer) (options
 	}
 	if c.MaxBodyBytes <= 0 {
 		errs = append(errs, fmt.Errorf("--max-body-bytes must be positive, not %d", c.MaxBodyBytes))
+	}
+	if c.UpstreamIdleTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--upstream-idle-timeout must be positive, not %s", c.UpstreamIdleTimeout))
 	}
 	if err := checkListen(c.Listen, o.stdio); err != nil {
 		errs = append(errs, err)

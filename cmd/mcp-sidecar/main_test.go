@@ -37,7 +37,7 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 		"MCP_UPSTREAM_URL": "http://127.0.0.1:1731/mcp", "MCP_SIDECAR_LISTEN": "127.0.0.1:5000",
 		"MCP_UPSTREAM_NAME": "thoughtbox", "MCP_SIDECAR_PROBE_INTERVAL": "3s", "MCP_UPSTREAM_TIMEOUT_MS": "60000",
 		"MCP_SIDECAR_ALLOWED_HOSTS": "a.internal,b.internal", "MCP_SIDECAR_OTLP_ENDPOINT": "http://127.0.0.1:4318",
-		"LOG_LEVEL": "debug", "MCP_SIDECAR_LEGACY_METRICS": "true",
+		"LOG_LEVEL": "debug", "MCP_SIDECAR_LEGACY_METRICS": "true", "MCP_SIDECAR_UPSTREAM_IDLE_TIMEOUT": "2s",
 	})
 	o, err := parse([]string{"--listen", "127.0.0.1:6000", "--probe-interval", "0"}, env, io.Discard)
 	if err != nil {
@@ -57,6 +57,7 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 		"log level":       {o.logLevel, "debug"},
 		"default probe t": {c.ProbeTimeout, sidecar.DefaultProbeTimeout},
 		"default body":    {c.MaxBodyBytes, int64(sidecar.DefaultMaxBodyBytes)},
+		"upstream idle":   {c.UpstreamIdleTimeout, 2 * time.Second},
 	} {
 		if pair[0] != pair[1] {
 			t.Errorf("%s = %v, want %v", name, pair[0], pair[1])
@@ -64,7 +65,7 @@ func TestFlagsOverEnvOverDefaults(t *testing.T) {
 	}
 	o, err = parse(nil, envOf(map[string]string{"MCP_UPSTREAM_URL": "http://x/mcp"}), io.Discard)
 	if err != nil || o.cfg.Listen != sidecar.DefaultListen || o.cfg.ServerName != sidecar.DefaultServerName || o.cfg.ProbeInterval != sidecar.DefaultProbeInterval ||
-		o.cfg.LegacyMetrics || o.otlp.on {
+		o.cfg.LegacyMetrics || o.otlp.on || o.cfg.UpstreamIdleTimeout != sidecar.DefaultUpstreamIdleTimeout {
 		t.Errorf("defaults: %+v %v", o.cfg, err)
 	}
 }
@@ -85,6 +86,9 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"--upstream", "http://x/mcp", "--max-body-bytes", "-1"}, nil, "--max-body-bytes must be positive, not -1"},
 		{[]string{"--upstream", "http://x/mcp", "--upstream-timeout", "-1s"}, nil, "--upstream-timeout must not be negative, not -1s"},
 		{[]string{"--upstream", "http://x/mcp"}, map[string]string{"MCP_SIDECAR_SESSION_IDLE_TIMEOUT": "-5s"}, "--session-idle-timeout must not be negative, not -5s"},
+		{[]string{"--upstream", "http://x/mcp", "--upstream-idle-timeout", "0s"}, nil, "--upstream-idle-timeout must be positive, not 0s"},
+		{[]string{"--upstream", "http://x/mcp"}, map[string]string{"MCP_SIDECAR_UPSTREAM_IDLE_TIMEOUT": "-1s"}, "--upstream-idle-timeout must be positive, not -1s"},
+		{[]string{"--upstream", "http://x/mcp"}, map[string]string{"MCP_SIDECAR_UPSTREAM_IDLE_TIMEOUT": "soon"}, "MCP_SIDECAR_UPSTREAM_IDLE_TIMEOUT"},
 		{[]string{"--upstream", "http://x/mcp", "--listen", "4000"}, nil, `--listen "4000": want HOST:PORT`},
 		{[]string{"--upstream", "http://x/mcp", "--listen", ":99999"}, nil, `--listen ":99999"`},
 		{[]string{"--upstream", "http://x/mcp", "--listen", "off"}, nil, `--listen "off"`},

@@ -23,6 +23,10 @@ const (
 	DefaultUpstreamTimeout    = 2 * time.Minute
 	DefaultMaxBodyBytes       = 32 << 20
 	DefaultSessionIdleTimeout = time.Hour
+	// DefaultUpstreamIdleTimeout is shorter than the servers the sidecar
+	// usually fronts keep an idle connection (Node's HTTP server 5 s, the
+	// reference server 60 s).
+	DefaultUpstreamIdleTimeout = 4 * time.Second
 )
 
 // Config configures a Proxy or a StdioProxy. Zero values take the defaults
@@ -53,6 +57,13 @@ type Config struct {
 	// SessionIdleTimeout is how long a session may stay silent before it no
 	// longer counts as active.
 	SessionIdleTimeout time.Duration
+	// UpstreamIdleTimeout is how long a connection to the upstream stays in
+	// the pool unused. It must be shorter than the upstream keeps an idle
+	// connection open: a request sent on a connection the upstream is
+	// closing fails without an answer, and a proxy must not send a POST
+	// again (RFC 9110, 9.2.2), so the client would get a 502 from a server
+	// that was up. Unused with a Transport of the caller's.
+	UpstreamIdleTimeout time.Duration
 	// AllowedHosts are extra Host header values accepted on requests that
 	// arrive over loopback, beyond localhost and loopback addresses (DNS
 	// rebinding protection; the proxy rewrites Host for the upstream, so it
@@ -106,6 +117,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SessionIdleTimeout <= 0 {
 		c.SessionIdleTimeout = DefaultSessionIdleTimeout
+	}
+	if c.UpstreamIdleTimeout <= 0 {
+		c.UpstreamIdleTimeout = DefaultUpstreamIdleTimeout
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

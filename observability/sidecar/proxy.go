@@ -40,7 +40,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{cfg: cfg, tel: tel, upstream: u, transport: cfg.Transport}
 	if p.transport == nil {
-		p.transport = newTransport()
+		p.transport = newTransport(cfg.UpstreamIdleTimeout)
 	}
 	p.sessions = &sessionTracker{count: &tel.state.sessions, idle: cfg.SessionIdleTimeout, ended: tel.sessionEnded}
 	p.handler = http.HandlerFunc(p.route)
