@@ -439,12 +439,8 @@ func (s *Server) serveOnce(ctx context.Context, sink messageSink, env envelope, 
 // returns the error to answer, or nil.
 func checkModernRequest(h http.Header, env envelope, srv *mcpsrv.MCPServer) *rpcFault {
 	fault := func(code int, msg string) *rpcFault { return &rpcFault{id: env.ID, code: code, msg: msg} }
-	var p struct {
-		Meta *mcp.Meta `json:"_meta"`
-		Name string    `json:"name"`
-	}
-	_ = json.Unmarshal(env.Params, &p)
-	version, header := p.Meta.ProtocolVersion(), h.Get(mcp.HeaderProtocolVersion)
+	version, name := modernParams(env.Params)
+	header := h.Get(mcp.HeaderProtocolVersion)
 	switch {
 	case h.Get(mcp.HeaderLastEventID) != "":
 		return fault(mcp.HEADER_MISMATCH, "Last-Event-ID is not part of protocol version "+mcp.ProtocolVersion20260728+": streams are not resumable; send the request again with a new id")
@@ -465,7 +461,7 @@ func checkModernRequest(h http.Header, env envelope, srv *mcpsrv.MCPServer) *rpc
 		return fault(mcp.HEADER_MISMATCH, err.Error())
 	}
 	if method == mcp.MethodToolsCall {
-		if tool := srv.GetTool(p.Name); tool != nil {
+		if tool := srv.GetTool(name); tool != nil {
 			lookup := func(name string) (string, bool) {
 				v := h.Values(name)
 				if len(v) == 0 {
