@@ -2,6 +2,7 @@ package target
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -151,6 +152,39 @@ func TestHeaderMembersGiveTheHeadersOfTheWholeParams(t *testing.T) {
 				t.Errorf("%s %s: headers %v, from the whole params %v", c.method, whole, got, want)
 			}
 		}
+		// standardHeaders, first working them out, then kept.
+		for i := range 2 {
+			if got := standardHeaders(Era2026, string(c.method), c.params); !maps.Equal(got, want) {
+				t.Errorf("%s %s, call %d: standardHeaders %v, from the whole params %v", c.method, whole, i+1, got, want)
+			}
+			if got := standardHeaders(Era2026, string(c.method), raws); !maps.Equal(got, want) {
+				t.Errorf("%s %s, call %d: standardHeaders of raw members %v, from the whole params %v", c.method, whole, i+1, got, want)
+			}
+		}
+	}
+}
+
+// The kept headers are per era, method and member, and no more than
+// maxKeptHeaders are kept: past that, headers are still right.
+func TestStandardHeadersKeptPerKey(t *testing.T) {
+	for i := range maxKeptHeaders + 50 {
+		name := fmt.Sprintf("tool-%d-ü", i)
+		for _, method := range []mcp.MCPMethod{mcp.MethodToolsCall, mcp.MethodPromptsGet} {
+			params := map[string]any{"name": name, "arguments": map[string]any{"i": i}}
+			whole, _ := json.Marshal(params)
+			want := mcp.StandardHeaders(string(Era2026), method, whole)
+			for range 2 {
+				if got := standardHeaders(Era2026, string(method), params); !maps.Equal(got, want) {
+					t.Fatalf("%s %s: %v, want %v", method, name, got, want)
+				}
+			}
+		}
+	}
+	keptHeaders.mu.RLock()
+	n := len(keptHeaders.kept)
+	keptHeaders.mu.RUnlock()
+	if n > maxKeptHeaders {
+		t.Errorf("%d headers kept, at most %d", n, maxKeptHeaders)
 	}
 }
 
