@@ -41,13 +41,14 @@ const contextTempDir = "writing"
 // file damaged.
 const contextReadTries = 5
 
-func (s *Store) contextsDir() string { return filepath.Join(filepath.Dir(s.sessionsDir), "contexts") }
+func (s *Store) contextsDir() string { return s.contextsPath }
 
 func (s *Store) contextPath(id string) (string, error) {
 	if !storage.ValidContextID(id) {
 		return "", fmt.Errorf("context %q: %w", id, storage.ErrContextNotFound)
 	}
-	return filepath.Join(s.contextsDir(), id+".json"), nil
+	// A valid id is 32 hex digits: joined as filepath.Join would.
+	return s.contextsPath + string(filepath.Separator) + id + ".json", nil
 }
 
 // PutContext stores the context's state (storage.ContextStore): in place, in
