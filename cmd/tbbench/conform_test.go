@@ -31,6 +31,7 @@ func TestConformRefusesBadSelections(t *testing.T) {
 		{[]string{"--progress", "fancy"}, `--progress "fancy"`},
 		{[]string{"--url", "ftp://127.0.0.1:9/mcp"}, `--url "ftp://127.0.0.1:9/mcp"`},
 		{[]string{"--url", "127.0.0.1:9/mcp"}, `--url "127.0.0.1:9/mcp"`},
+		{[]string{"--http-idle-timeout", "0s"}, "--http-idle-timeout must be a positive duration, not 0s"},
 	} {
 		code, stderr := capture(t, append([]string{"conform", "--out", dir, "--progress", "lines", "--storage", "memory"}, c.args...)...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) {

@@ -70,6 +70,7 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{[]string{"--users", "-3"}, []string{"--users", "-3"}},
 		{[]string{"--tier", "stress", "--rounds", "4"}, []string{"--rounds", "stress"}},
 		{[]string{"--call-timeout", "-1s"}, []string{"--call-timeout", "-1s"}},
+		{[]string{"--http-idle-timeout", "-2s"}, []string{"--http-idle-timeout", "-2s"}},
 		{[]string{"--progress", "fancy"}, []string{"--progress", "fancy"}},
 		{[]string{"--workload", badWorkload}, []string{"w.yaml:2", "session.thoughts"}},
 		{[]string{"--workload", badThreshold}, []string{"t.yaml:7", "5xs"}},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -82,7 +83,7 @@ Flags:
 	// The suite judges the server's own HTTP handling (Host and Origin
 	// checks, streams): no proxy in between.
 	spec.Direct = true
-	if err := spec.Validate(); err != nil {
+	if err := cmp.Or(spec.Validate(), tf.applyIdleTimeout()); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}

@@ -27,6 +27,7 @@ type targetFlags struct {
 	direct, observatory                                  bool
 	env                                                  multi
 	profile                                              string
+	idle                                                 time.Duration
 }
 
 func addTargetFlags(fs *flag.FlagSet) *targetFlags {
@@ -41,7 +42,18 @@ func addTargetFlags(fs *flag.FlagSet) *targetFlags {
 	fs.StringVar(&f.observatoryURL, "observatory-url", "", "where the --url or --command server runs its Observatory, `http://HOST:PORT[/ws-path]` ({obsport}: a free port the harness picks, also in --command and --env)")
 	fs.Var(&f.env, "env", "`K=V` for the --command server's environment (repeatable; {port} and {tmpdir} are replaced)")
 	fs.StringVar(&f.profile, "profile", "auto", "the target's family: `auto` (detected from tools/list), "+strings.Join(profile.Names(), ", "))
+	fs.DurationVar(&f.idle, "http-idle-timeout", target.DefaultHTTPIdleTimeout, "how long an unused connection to an HTTP target is kept, by the harness and its sidecar; set it below the time the target keeps an idle connection open (Node's HTTP server: 5s)")
 	return f
+}
+
+// applyIdleTimeout checks --http-idle-timeout and makes it the harness's
+// (target.SetHTTPIdleTimeout), before anything connects.
+func (f *targetFlags) applyIdleTimeout() error {
+	if err := positiveDuration("http-idle-timeout", f.idle); err != nil {
+		return err
+	}
+	target.SetHTTPIdleTimeout(f.idle)
+	return nil
 }
 
 // parsedTarget is what a run that judges a target in one or more eras
@@ -75,6 +87,10 @@ func (f *targetFlags) parse(fs *flag.FlagSet, args []string, era *string) (p par
 		return p, exitBadInput, false
 	}
 	if p.family, err = f.family(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return p, exitBadInput, false
+	}
+	if err := f.applyIdleTimeout(); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return p, exitBadInput, false
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -97,6 +98,8 @@ func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
 // calling at once would open and close connections all the time), it
 // keeps one per concurrent request, and its buffers take a large answer in
 // one read.
+//
+// An idle connection is closed after HTTPIdleTimeout.
 func httpClientFor(endpoint string) *http.Client {
 	host := hostOf(endpoint)
 	httpClients.mu.Lock()
@@ -110,7 +113,7 @@ func httpClientFor(endpoint string) *http.Client {
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          1024,
 		MaxIdleConnsPerHost:   1024,
-		IdleConnTimeout:       4 * time.Second, // sooner than servers close theirs (Node: 5 s), as the sidecar's upstream pool
+		IdleConnTimeout:       HTTPIdleTimeout(),
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 		DisableCompression:    true,
@@ -119,6 +122,33 @@ func httpClientFor(endpoint string) *http.Client {
 	}}}
 	httpClients.m[host] = c
 	return c
+}
+
+// DefaultHTTPIdleTimeout is how long the harness keeps an unused
+// connection to an HTTP target by default: less than the servers it meets
+// keep one open (Node's HTTP server 5 s, the reference server 60 s).
+const DefaultHTTPIdleTimeout = 4 * time.Second
+
+// httpIdle is the idle time set by SetHTTPIdleTimeout (0: the default).
+var httpIdle atomic.Int64
+
+// SetHTTPIdleTimeout sets how long the harness keeps an unused connection
+// to an HTTP target, for its own client and the upstream pool of the
+// sidecar it puts in front of a target (sidecarfront). It must be shorter
+// than the target keeps an idle connection open: a POST sent on a
+// connection the server is closing fails without an answer, and is not
+// sent again (it is not idempotent), so a call would fail for a server
+// that was up. Clients already made keep theirs: a command sets it before
+// it connects. d <= 0 restores the default.
+func SetHTTPIdleTimeout(d time.Duration) { httpIdle.Store(int64(max(d, 0))) }
+
+// HTTPIdleTimeout returns the idle time SetHTTPIdleTimeout set, or
+// DefaultHTTPIdleTimeout.
+func HTTPIdleTimeout() time.Duration {
+	if d := time.Duration(httpIdle.Load()); d > 0 {
+		return d
+	}
+	return DefaultHTTPIdleTimeout
 }
 
 var httpClients = struct {

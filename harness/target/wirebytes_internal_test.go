@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
 )
@@ -179,5 +180,27 @@ func TestWireBytesAgreeWithTheSidecarOnRefusedRequests(t *testing.T) {
 				t.Errorf("harness sent %d body bytes, sidecar counted %d in; want both %d", sent-sent0, in-in0, 4*len(ping))
 			}
 		})
+	}
+}
+
+// The harness's client for a host keeps an idle connection as long as
+// SetHTTPIdleTimeout says when it is made, and DefaultHTTPIdleTimeout
+// otherwise.
+func TestHTTPIdleTimeoutOfNewClients(t *testing.T) {
+	idleOf := func(endpoint string) time.Duration {
+		t.Helper()
+		return httpClientFor(endpoint).Transport.(countingTransport).inner.(*http.Transport).IdleConnTimeout
+	}
+	defer SetHTTPIdleTimeout(0)
+	SetHTTPIdleTimeout(1500 * time.Millisecond)
+	if got := idleOf("http://idle-a.invalid:1/mcp"); got != 1500*time.Millisecond {
+		t.Errorf("after SetHTTPIdleTimeout(1.5s), a new client keeps idle connections %s", got)
+	}
+	SetHTTPIdleTimeout(-time.Second)
+	if got := idleOf("http://idle-b.invalid:1/mcp"); got != DefaultHTTPIdleTimeout {
+		t.Errorf("after SetHTTPIdleTimeout(-1s), a new client keeps idle connections %s, want the default %s", got, DefaultHTTPIdleTimeout)
+	}
+	if DefaultHTTPIdleTimeout <= 0 || DefaultHTTPIdleTimeout >= 5*time.Second {
+		t.Errorf("DefaultHTTPIdleTimeout %s: want more than 0 and less than Node's 5 s", DefaultHTTPIdleTimeout)
 	}
 }

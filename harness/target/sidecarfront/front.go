@@ -70,7 +70,8 @@ func WrapWith(t target.Target, o Options) (*Front, error) {
 	// 10 s): the probe panels' rates need two checks while Prometheus
 	// scrapes, and a short run is over in seconds. One session a second is
 	// nothing beside the load.
-	cfg := sidecar.Config{Upstream: upstream, ServerName: "target", Logger: quietLogger(), ProbeInterval: time.Second}
+	cfg := sidecar.Config{Upstream: upstream, ServerName: "target", Logger: quietLogger(), ProbeInterval: time.Second,
+		UpstreamIdleTimeout: target.HTTPIdleTimeout()}
 	if ip, ok := target.As[InProcess](t); ok {
 		cfg.Transport = sidecar.HandlerTransport(ip.Handler())
 	}
