@@ -33,6 +33,7 @@ func runDiff(args []string) int {
 	)
 	var env multi
 	fs.Var(&env, "env", "`K=V` for a cmd: target's environment (repeatable)")
+	idle := fs.Duration("http-idle-timeout", target.DefaultHTTPIdleTimeout, "how long an unused connection to an HTTP target is kept; set it below the time the targets keep an idle connection open (Node's HTTP server: 5s)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: tbbench diff --a SPEC --b SPEC [flags]
 
@@ -73,7 +74,11 @@ Flags:
 	if *transport != "" && *transport != target.HTTP && *transport != target.Stdio {
 		return bad(fmt.Errorf("--transport %q: want http or stdio", *transport))
 	}
-	base := (&targetFlags{transport: *transport, env: env, storage: "memory"}).spec()
+	tf := &targetFlags{transport: *transport, env: env, storage: "memory", idle: *idle}
+	if err := tf.applyIdleTimeout(); err != nil {
+		return bad(err)
+	}
+	base := tf.spec()
 	var sides []diff.Side
 	var specs []targetspec.Spec
 	for _, f := range []struct{ name, value string }{{"a", *a}, {"b", *b}} {

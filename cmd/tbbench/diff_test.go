@@ -18,6 +18,7 @@ func TestDiffRefusesBadFlags(t *testing.T) {
 		{[]string{"--a", "embedded:tape", "--b", "embedded:fs"}, `--a "embedded:tape"`},
 		{[]string{"--a", "embedded:fs", "--b", "embedded:fs", "--sessions", "0"}, "--sessions 0"},
 		{[]string{"--a", "embedded:fs", "--b", "embedded:fs", "--transport", "pigeon"}, `--transport "pigeon"`},
+		{[]string{"--a", "embedded:fs", "--b", "embedded:fs", "--http-idle-timeout", "0s"}, "--http-idle-timeout must be a positive duration, not 0s"},
 	} {
 		code, stderr := capture(t, append([]string{"diff", "--out", t.TempDir()}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

@@ -28,7 +28,7 @@ func TestOfficialRefusesANonPositiveTimeout(t *testing.T) {
 // --http-idle-timeout of zero or less is refused by every command that
 // takes a target, naming the flag and the value.
 func TestNonPositiveHTTPIdleTimeoutIsRefused(t *testing.T) {
-	for _, cmd := range []string{"official", "robust", "conform", "load"} {
+	for _, cmd := range []string{"official", "robust", "conform", "load", "diff"} {
 		code, _, stderr := captureAll(t, cmd, "--http-idle-timeout", "-3s")
 		if code != exitBadInput || !strings.Contains(stderr, "--http-idle-timeout") || !strings.Contains(stderr, "-3s") {
 			t.Errorf("%s: exit %d, stderr %q", cmd, code, stderr)
