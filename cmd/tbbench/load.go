@@ -155,7 +155,10 @@ Flags:
 	if fs.NArg() > 0 {
 		return bad(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	if err := cmp.Or(progressMode(*progress), positiveDuration("call-timeout", *timeout), tf.applyIdleTimeout()); err != nil {
+	if err := cmp.Or(progressMode(*progress), positiveDuration("call-timeout", *timeout)); err != nil {
+		return bad(err)
+	}
+	if err := tf.applyIdleTimeout(); err != nil {
 		return bad(err)
 	}
 	tuneClientGC()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -83,7 +82,11 @@ Flags:
 	// The suite judges the server's own HTTP handling (Host and Origin
 	// checks, streams): no proxy in between.
 	spec.Direct = true
-	if err := cmp.Or(spec.Validate(), tf.applyIdleTimeout()); err != nil {
+	if err := spec.Validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "tbbench:", err)
+		return exitBadInput
+	}
+	if err := tf.applyIdleTimeout(); err != nil {
 		fmt.Fprintln(os.Stderr, "tbbench:", err)
 		return exitBadInput
 	}

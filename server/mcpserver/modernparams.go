@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -60,11 +61,7 @@ func metaVersion(meta []byte) (version string, ok bool) {
 	var last []byte
 	keysPlain := true
 	jsonscan.EachMember(meta, func(k, v []byte) {
-		for _, c := range k {
-			if c == '\\' {
-				keysPlain = false
-			}
-		}
+		keysPlain = keysPlain && bytes.IndexByte(k, '\\') < 0
 		if string(k) == mcp.MetaKeyProtocolVersion {
 			last = v
 		}

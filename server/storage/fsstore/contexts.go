@@ -41,14 +41,12 @@ const contextTempDir = "writing"
 // file damaged.
 const contextReadTries = 5
 
-func (s *Store) contextsDir() string { return s.contextsPath }
-
 func (s *Store) contextPath(id string) (string, error) {
 	if !storage.ValidContextID(id) {
 		return "", fmt.Errorf("context %q: %w", id, storage.ErrContextNotFound)
 	}
 	// A valid id is 32 hex digits: joined as filepath.Join would.
-	return s.contextsPath + string(filepath.Separator) + id + ".json", nil
+	return s.contextsDir + string(filepath.Separator) + id + ".json", nil
 }
 
 // PutContext stores the context's state (storage.ContextStore): in place, in
@@ -63,7 +61,7 @@ func (s *Store) PutContext(id string, state []byte, used time.Time) error {
 	if state, err = compactState(state); err != nil {
 		return err
 	}
-	if err := putContext(path, s.contextsDir(), state, used); err != nil {
+	if err := putContext(path, s.contextsDir, state, used); err != nil {
 		s.ctxCache.forget(id)
 		return err
 	}
@@ -309,7 +307,7 @@ func (s *Store) DeleteContext(id string) error {
 // server process sweeps once when it starts, and over stdio every client
 // starts one.)
 func (s *Store) ExpireContexts(cutoff time.Time) (int, error) {
-	dir := s.contextsDir()
+	dir := s.contextsDir
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil

@@ -33,7 +33,7 @@ func BenchmarkContextChange(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			path, _ := s.contextPath(fmt.Sprintf("%032x", i%stored))
 			line := encodeContextSlot(uint64(i+1), time.Now(), fmt.Appendf(nil, `{"stage":%d}`, i%7))
-			if err := writeFileAtomicVia(s.contextsDir()+"/"+contextTempDir, path, encodeContextFile(line)); err != nil {
+			if err := writeFileAtomicVia(s.contextsDir+"/"+contextTempDir, path, encodeContextFile(line)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -143,7 +143,7 @@ func TestContextFileFromBeforeSlots(t *testing.T) {
 	path, _ := s.contextPath(slotTestID)
 	used := time.Now().Add(-time.Minute).UTC().Truncate(time.Second)
 	old, _ := json.Marshal(contextFile{Used: used, State: json.RawMessage(`{"stage":2}`)})
-	if err := os.MkdirAll(s.contextsDir(), 0o700); err != nil {
+	if err := os.MkdirAll(s.contextsDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, old, 0o600); err != nil {
@@ -302,7 +302,7 @@ func TestANewContextIsWrittenDirectly(t *testing.T) {
 	if !slotted(data) || slotGens(data) != [2]uint64{1, 0} {
 		t.Fatalf("new file: slotted %v, generations %v", slotted(data), slotGens(data))
 	}
-	if _, err := os.Stat(filepath.Join(s.contextsDir(), contextTempDir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(s.contextsDir, contextTempDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the directory of temporary files was used: %v", err)
 	}
 	if err := s.CreateContext(slotTestID, []byte(`{"stage":"init_complete"}`), time.Now()); err != nil {

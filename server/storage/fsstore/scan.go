@@ -21,7 +21,7 @@ func (s *Store) loadAll() error {
 		return err
 	}
 	s.removedT += removeStrayTemps(s.sessionsDir)
-	s.removedT += removeStrayTemps(filepath.Join(s.contextsDir(), contextTempDir))
+	s.removedT += removeStrayTemps(filepath.Join(s.contextsDir, contextTempDir))
 	s.starting = true
 	s.scan(true)
 	s.starting = false

@@ -37,15 +37,15 @@ import (
 type Store struct {
 	base        string
 	sessionsDir string
-	// contextsPath is the directory of the 2026-era contexts' files, beside
+	// contextsDir is the directory of the 2026-era contexts' files, beside
 	// sessionsDir (worked out once: it was 1 % of fs's CPU in 2026).
-	contextsPath string
-	reg          *storage.Registry
-	now          func() time.Time
-	log          *slog.Logger
-	flushEvery   time.Duration
-	durability   Durability
-	lockWait     time.Duration
+	contextsDir string
+	reg         *storage.Registry
+	now         func() time.Time
+	log         *slog.Logger
+	flushEvery  time.Duration
+	durability  Durability
+	lockWait    time.Duration
 	// touchResolution: see WithContextTouchResolution.
 	touchResolution time.Duration
 	// exportsDir is the directory of export files to migrate at start-up
@@ -150,7 +150,7 @@ func Open(base, project string, opts ...Option) (*Store, error) {
 	}
 	s.migrateLegacyLayout()
 	s.sessionsDir = filepath.Join(abs, "projects", project, "sessions")
-	s.contextsPath = filepath.Join(abs, "projects", project, "contexts")
+	s.contextsDir = filepath.Join(abs, "projects", project, "contexts")
 	if err := os.MkdirAll(s.sessionsDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create sessions dir: %w", err)
 	}
