@@ -278,9 +278,11 @@ func TestLoadBaseBuild(t *testing.T) {
 	if len(judged) != 2 || judged["memory@2025-11-25"] != "memory-base@2025-11-25 passed" || judged["memory@2026-07-28"] != "memory-base@2026-07-28 passed" {
 		t.Errorf("judged %v, want each era's memory passed against the base build's in that era", judged)
 	}
-	// A process's CPU time is read in clock ticks (10 ms): in a round of
-	// 300 ms on a busy runner a server may show none, and that round has
-	// no CPU ratio. Two rounds still give an interval.
+	// A process's CPU time is read from its CPU-time clock, to the
+	// nanosecond: every round in which the server answered has a CPU
+	// ratio, even when it used less than one of /proc's 10 ms clock ticks
+	// (as a server may, in a round of 300 ms on a busy runner). A round
+	// that answered nothing has none; two rounds still give an interval.
 	cpu := 0
 	for _, x := range rep.Ratios {
 		if x.Versus == "baseline" && x.Figure == "cpu_per_call" && len(x.Rounds) >= 2 {

@@ -316,7 +316,7 @@ func (p *processSampler) stop() *loadreport.ProcessStats {
 	if len(series) < 2 {
 		return nil
 	}
-	out := &loadreport.ProcessStats{PID: p.pid, CPUSeconds: (series[len(series)-1].CPU() - series[0].CPU()).Seconds(),
+	out := &loadreport.ProcessStats{PID: p.pid, CPUSeconds: procstat.CPUBetween(series[0], series[len(series)-1]).Seconds(),
 		CPUPercent: series.MeanCPU(), MaxRSSMiB: float64(series.MaxRSS()) / (1 << 20)}
 	for _, x := range series.RSS() {
 		out.RSSMiB = append(out.RSSMiB, x.Value/(1<<20))
@@ -350,7 +350,7 @@ func (c clientCPU) stop() (time.Duration, bool) {
 	if err != nil {
 		return 0, false
 	}
-	return end.CPU() - c.start.CPU(), true
+	return procstat.CPUBetween(c.start, end), true
 }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)

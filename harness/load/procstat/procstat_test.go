@@ -76,6 +76,59 @@ func TestSelfBusy(t *testing.T) {
 	}
 }
 
+// TestCPUClock reads this process's CPU-time clock: it agrees with the
+// clock ticks of /proc (the kernel derives those from the same run time),
+// and it sees work far shorter than a tick, which the ticks mostly do not.
+func TestCPUClock(t *testing.T) {
+	requireLinux(t)
+	spin(50 * time.Millisecond)
+	a, err := Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticks := a.User + a.System
+	if a.OnCPU <= 0 || a.CPU() != a.OnCPU {
+		t.Fatalf("no CPU-time clock read: %+v", a)
+	}
+	// /proc is read first, then the clock; the ticks are truncated.
+	if a.OnCPU < ticks-tick || a.OnCPU > ticks+tick {
+		t.Fatalf("the CPU-time clock says %v, /proc's ticks %v", a.OnCPU, ticks)
+	}
+	for i := range 20 {
+		b, err := Self()
+		if err != nil {
+			t.Fatal(err)
+		}
+		spin(time.Millisecond)
+		c, err := Self()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if used := CPUBetween(b, c); used <= 0 {
+			t.Fatalf("reading %d: %v of CPU over a millisecond's spin", i, used)
+		}
+	}
+}
+
+func TestCPUBetweenNeverMixesSources(t *testing.T) {
+	a := Sample{User: 100 * ClockTick, System: 10 * ClockTick, OnCPU: 1103 * time.Millisecond}
+	b := Sample{User: 120 * ClockTick, System: 10 * ClockTick, OnCPU: 1304 * time.Millisecond}
+	if got := CPUBetween(a, b); got != 201*time.Millisecond {
+		t.Errorf("both clocks read: %v, want 201ms", got)
+	}
+	b.OnCPU = 0
+	if got := CPUBetween(a, b); got != 200*time.Millisecond {
+		t.Errorf("the later clock unread: %v, want the ticks' 200ms", got)
+	}
+	a.OnCPU, b.OnCPU = 0, 1304*time.Millisecond
+	if got := CPUBetween(a, b); got != 200*time.Millisecond {
+		t.Errorf("the earlier clock unread: %v, want the ticks' 200ms", got)
+	}
+	if b.CPU() != 1304*time.Millisecond || a.CPU() != 1100*time.Millisecond {
+		t.Errorf("CPU() %v and %v, want the clock's 1.304s and the ticks' 1.1s", b.CPU(), a.CPU())
+	}
+}
+
 // TestChildSleepAndBusy samples a sleeping and a busy child: the sleeper
 // uses next to no CPU, and the busy one's last sample agrees with the CPU
 // time the kernel reports for it once it has exited.
@@ -111,6 +164,9 @@ func TestChildSleepAndBusy(t *testing.T) {
 	kernel := busy.ProcessState.UserTime() + busy.ProcessState.SystemTime()
 	if last.CPU() < 200*time.Millisecond || last.CPU() > kernel+tick {
 		t.Errorf("the busy child's last sample says %v of CPU, the kernel %v at its exit", last.CPU(), kernel)
+	}
+	if last.OnCPU <= 0 {
+		t.Errorf("the busy child's CPU-time clock was not read: %+v", last)
 	}
 	if busySeries.MeanCPU() <= 0 {
 		t.Errorf("the busy child's mean CPU is %.1f%%", busySeries.MeanCPU())

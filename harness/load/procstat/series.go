@@ -9,7 +9,7 @@ func CPUPercent(a, b Sample) float64 {
 	if wall <= 0 {
 		return 0
 	}
-	return 100 * (b.CPU() - a.CPU()).Seconds() / wall
+	return 100 * CPUBetween(a, b).Seconds() / wall
 }
 
 // Series is a sequence of samples of one process, oldest first.
