@@ -56,8 +56,9 @@ type sidecarRun struct {
 func startSidecar(ctx context.Context, e *env) (*sidecarRun, error) {
 	s := &sidecarRun{logs: &lockedBuffer{}, spans: tracetest.NewSpanRecorder()}
 	cfg := sidecar.Config{Upstream: e.tg.HTTPBase(), ServerName: "security", ProbeInterval: -1,
-		Logger:         slog.New(slog.NewJSONHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(s.spans))}
+		UpstreamIdleTimeout: target.HTTPIdleTimeout(),
+		Logger:              slog.New(slog.NewJSONHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		TracerProvider:      sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(s.spans))}
 	if ip, ok := target.As[inProcess](e.tg); ok {
 		cfg.Transport = sidecar.HandlerTransport(ip.Handler())
 	}
