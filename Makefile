@@ -190,11 +190,13 @@ unit:
 	[ $$race = 0 ] && [ $$status = 0 ]
 
 # The race-detected test binaries (make test compiles them beside vet;
-# .ci/gotest then finds them up to date).
+# .ci/gotest then finds them up to date). They are linked without DWARF, as
+# .ci/gotest links its own: a third less linking (warm, on 2 cores: 61 s to
+# 41 s), and nothing reads it.
 RACE_PACKAGES := ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox
 race-binaries:
 	@mkdir -p $(BIN)/tests/race && log=$$(mktemp) && \
-	GOGC=$${GOGC:-400} $(GO) test -race -c -o $(BIN)/tests/race/ $(RACE_PACKAGES) >$$log 2>&1 || \
+	GOGC=$${GOGC:-400} $(GO) test -race -ldflags=-w -c -o $(BIN)/tests/race/ $(RACE_PACKAGES) >$$log 2>&1 || \
 	  { cat $$log; rm -f $$log; echo "the race-detected test binaries did not build"; exit 1; }; rm -f $$log
 
 ## tools: install Node 22, the official MCP conformance suite and the official sequential-thinking server into .tools/ (for tbbench official, the family tests and make test)
