@@ -98,12 +98,15 @@ func jsonrpcAnswer(res HTTPResponse) json.RawMessage {
 	return last
 }
 
-// rawTimeout bounds one raw request with a body of n bytes: 15 s, and 5 s
+// rawTimeout bounds one raw request with a body of n bytes: 15 s, and 15 s
 // more per MiB, since a server (or a proxy) on a loaded machine, or built
 // with the race detector, takes seconds to read and parse a body of
-// megabytes; the rules the raw steps check are not about speed.
+// megabytes; the rules the raw steps check are not about speed. (A ping
+// padded to 4 MiB cost the race-built reference server 3.4 s of CPU on a
+// slow 2-core VM, mcp-go decoding it three times, and over 35 s of wall
+// time while make test's other runs shared the cores.)
 func rawTimeout(n int) time.Duration {
-	return 15*time.Second + time.Duration(n>>20)*5*time.Second
+	return 15*time.Second + time.Duration(n>>20)*15*time.Second
 }
 
 func rawHTTP(ctx context.Context, rec *transcript.Recorder, endpoint, method, path string, header map[string]string, body string) (HTTPResponse, error) {
