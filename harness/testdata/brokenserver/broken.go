@@ -76,7 +76,7 @@ type call struct {
 
 // New returns a proxy to the MCP endpoint upstream with fault injected.
 // Mutated export files are written under tmp. With CostlyThought it reads
-// ThoughtCPU (and calibrates the work unit on its first use).
+// ThoughtCPU.
 func New(upstream string, fault Fault, tmp string) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -84,7 +84,7 @@ func New(upstream string, fault Fault, tmp string) (*Proxy, error) {
 	}
 	p := &Proxy{fault: fault, upstream: u, tmp: tmp}
 	if fault == CostlyThought {
-		p.load.units = unitsFor(ThoughtCPU)
+		p.load.cpu = ThoughtCPU
 	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {

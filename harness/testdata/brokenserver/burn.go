@@ -71,9 +71,31 @@ func unitsFor(d time.Duration) int {
 	return max(1, int(math.Round(float64(d)/unitCost())))
 }
 
-// burn burns d of CPU time in the calling goroutine: a fixed number of work
-// units, as calibrated.
-func burn(d time.Duration) { burnUnits(unitsFor(d)) }
+// burnFor burns d of CPU time in the calling goroutine, locked to its
+// thread: work units one after another until the thread's CPU clock has
+// advanced by d, or, where that clock cannot be read, the units calibrated
+// for d. A unit's CPU time is not fixed: it grows while another thread
+// shares the core, so a count calibrated in other conditions could burn
+// half of d, or twice it. burnFor returns how many units it ran.
+func burnFor(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := threadCPU()
+	if start == 0 {
+		n := unitsFor(d)
+		burnUnits(n)
+		return n
+	}
+	n := 0
+	for threadCPU()-start < d {
+		burnUnits(1)
+		n++
+	}
+	return n
+}
 
 // burnUnits runs n work units: each hashes a 4 KiB buffer with SHA-256 and
 // feeds the sum back into the buffer.

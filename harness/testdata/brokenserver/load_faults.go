@@ -36,8 +36,8 @@ const (
 	SlowThought Fault = "slow-thought"
 	// CostlyThought burns ThoughtCPU of CPU time in the proxy's goroutine
 	// before forwarding every thoughtbox_gateway "thought" call; nothing
-	// else changes. The work is a fixed number of work units, calibrated
-	// once on the thread CPU clock, so that it costs the same CPU time on a
+	// else changes. The work runs until the thread's CPU clock says
+	// ThoughtCPU has passed, so that it costs the same CPU time on a
 	// busy machine: a comparison of the CPU time per call with a healthy
 	// server shows it when the proxy and the reference server are one
 	// process (cmd/broken-thoughtbox).
@@ -84,10 +84,10 @@ func isLoadFault(f Fault) bool {
 
 // loadState is the proxy's bookkeeping for the load faults.
 type loadState struct {
-	calls    atomic.Int64 // tools/call requests seen (FailsCalls)
-	thoughts atomic.Int64 // thought calls with nextThoughtNeeded true (LosesThoughts)
-	burned   atomic.Int64 // work units burned (CostlyThought)
-	units    int          // work units per thought call (CostlyThought), set by New
+	calls    atomic.Int64  // tools/call requests seen (FailsCalls)
+	thoughts atomic.Int64  // thought calls with nextThoughtNeeded true (LosesThoughts)
+	burned   atomic.Int64  // work units burned (CostlyThought)
+	cpu      time.Duration // CPU time per thought call (CostlyThought), set by New
 
 	mu       sync.Mutex
 	sessions map[string]*mcpSession // by Mcp-Session-Id (LosesThoughts)
@@ -137,8 +137,7 @@ func (p *Proxy) injectLoad(w http.ResponseWriter, r *http.Request, c call) bool 
 		}
 	case CostlyThought:
 		if isThought(c) {
-			burnUnits(p.load.units)
-			p.load.burned.Add(int64(p.load.units))
+			p.load.burned.Add(int64(burnFor(p.load.cpu)))
 		}
 	case FailsCalls:
 		switch n := p.load.calls.Add(1); {
