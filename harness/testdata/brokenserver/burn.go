@@ -75,8 +75,9 @@ func unitsFor(d time.Duration) int {
 // thread: work units one after another until the thread's CPU clock has
 // advanced by d, or, where that clock cannot be read, the units calibrated
 // for d. A unit's CPU time is not fixed: it grows while another thread
-// shares the core, so a count calibrated in other conditions could burn
-// half of d, or twice it. burnFor returns how many units it ran.
+// shares the core, so a count calibrated in other conditions burns less
+// than d, or more (in a busy make test, about a third of it). burnFor
+// returns how many units it ran.
 func burnFor(d time.Duration) int {
 	if d <= 0 {
 		return 0
