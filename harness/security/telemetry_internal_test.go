@@ -24,13 +24,8 @@ func TestTheTelemetrySidecarKeepsUpstreamConnectionsAsLongAsTheHarness(t *testin
 		t.Fatal(err)
 	}
 	defer s.close()
-	base := up.Opened()
-	for up.Opened() < base+2 {
-		s.post(ctx, e, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%d upstream connections opened by the sidecar in a minute: its idle connections are kept longer than the harness's 50 ms", up.Opened()-base)
-		case <-time.After(100 * time.Millisecond):
-		}
+	ping := func() { s.post(ctx, e, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil) }
+	if n, ok := up.AwaitOpened(ctx, 2, 100*time.Millisecond, ping); !ok {
+		t.Fatalf("%d upstream connections opened by the sidecar in a minute: its idle connections are kept longer than the harness's 50 ms", n)
 	}
 }

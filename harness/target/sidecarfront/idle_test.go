@@ -23,12 +23,7 @@ func TestTheSidecarKeepsUpstreamConnectionsAsLongAsTheHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	base := up.Opened()
-	for up.Opened() < base+3 {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%d upstream connections opened by the sidecar's probes in a minute: its idle connections are kept longer than the harness's 50 ms", up.Opened()-base)
-		case <-time.After(20 * time.Millisecond):
-		}
+	if n, ok := up.AwaitOpened(ctx, 3, 20*time.Millisecond, nil); !ok {
+		t.Fatalf("%d upstream connections opened by the sidecar's probes in a minute: its idle connections are kept longer than the harness's 50 ms", n)
 	}
 }

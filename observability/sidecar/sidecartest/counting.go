@@ -1,6 +1,7 @@
 package sidecartest
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -31,3 +32,22 @@ func StartCounting(h http.Handler) *CountingServer {
 
 // Opened returns how many connections have been opened to the server.
 func (c *CountingServer) Opened() int { return int(c.opened.Load()) }
+
+// AwaitOpened waits until n more connections than at its call have been
+// opened, calling poke (when not nil) and then pausing every between
+// looks. It returns how many were opened meanwhile, and false when ctx
+// ended first.
+func (c *CountingServer) AwaitOpened(ctx context.Context, n int, every time.Duration, poke func()) (int, bool) {
+	base := c.Opened()
+	for c.Opened() < base+n {
+		if poke != nil {
+			poke()
+		}
+		select {
+		case <-ctx.Done():
+			return c.Opened() - base, false
+		case <-time.After(every):
+		}
+	}
+	return c.Opened() - base, true
+}
