@@ -99,8 +99,12 @@ func (k *killStats) problem(format string, a ...any) {
 }
 
 // run writes thoughts through the server at url until stop closes or the
-// server dies, then lets go of the session.
-func (w *cycleWriter) run(url string, cycle int, stop <-chan struct{}, stats *killStats) {
+// server dies, then lets go of the session. It calls writing once, when its
+// first thought of the cycle is acknowledged or when it gives up before
+// that.
+func (w *cycleWriter) run(url string, cycle int, stop <-chan struct{}, stats *killStats, writing func()) {
+	var once sync.Once
+	defer once.Do(writing)
 	m, err := tryDial(url)
 	if err != nil {
 		stats.problem("writer %d cycle %d: dial: %v", w.id, cycle, err)
@@ -157,6 +161,7 @@ func (w *cycleWriter) run(url string, cycle int, stop <-chan struct{}, stats *ki
 		_ = json.Unmarshal([]byte(r.Text), &ans)
 		w.sid = ans.SessionID
 		w.acked = append(w.acked, ackedThought{ans.ThoughtNumber, branch, text})
+		once.Do(writing)
 	}
 }
 
@@ -224,20 +229,26 @@ func killNineCycles(t *testing.T, storage string) {
 	for cycle := 0; cycle < cycles; cycle++ {
 		victim := cycle % 2
 		stop := make(chan struct{})
-		var wg sync.WaitGroup
+		var wg, writing sync.WaitGroup
 		var sids []string
 		for i, w := range writers {
 			if w.sid != "" {
 				sids = append(sids, w.sid)
 			}
 			wg.Add(1)
+			writing.Add(1)
 			go func(w *cycleWriter, u string) {
 				defer wg.Done()
-				w.run(u, cycle, stop, stats)
+				w.run(u, cycle, stop, stats, writing.Done)
 			}(w, procs[(i+cycle)%2].url)
 		}
 		wg.Add(1)
 		go func() { defer wg.Done(); readSessions(procs[1-victim].url, sids, stop, stats) }()
+		// The kill comes once every writer is writing (has a thought of
+		// this cycle acknowledged, or has given up), and 400 ms later:
+		// on a busy machine opening the sessions alone can take longer
+		// than a fixed wait, and the cycle then tested nothing.
+		writing.Wait()
 		time.Sleep(400 * time.Millisecond)
 		_ = procs[victim].cmd.Process.Signal(syscall.SIGKILL)
 		time.Sleep(50 * time.Millisecond)
