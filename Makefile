@@ -170,6 +170,11 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 # than they compute, so PROOFS_PARALLEL of them run at once, more than
 # there are cores.
 PROOFS_PARALLEL ?= 4
+# The race-detected run starts RACE_AT_ONCE test binaries at a time (the
+# run beside it as many as there are cores). Its longest binaries wait on
+# servers and timeouts for much of their time: with only as many at once
+# as there are cores, a core stood idle in the last two minutes of it.
+RACE_AT_ONCE ?= 3
 # Every fault proof tallies whether its fault was caught into $(POWER)
 # (brokenserver.Proof); the tally is printed at the end: the harness's power.
 POWER := $(BIN)/tests/power.tsv
@@ -182,7 +187,7 @@ unit:
 	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
-	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
+	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race -p $(RACE_AT_ONCE) $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke, tbbench's robust run in each era and load of two subjects, and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
 	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
@@ -192,11 +197,14 @@ unit:
 # The race-detected test binaries (make test compiles them beside vet;
 # .ci/gotest then finds them up to date). They are linked without DWARF, as
 # .ci/gotest links its own: a third less linking (warm, on 2 cores: 61 s to
-# 41 s), and nothing reads it.
+# 41 s), and nothing reads it. Nor is go test's own vet run (-vet=off):
+# make vet, beside it, vets every package with all of vet's checks, and go
+# test's would vet them and everything they import again (on a fresh
+# machine, 52 of the 517 CPU-seconds compiling these binaries).
 RACE_PACKAGES := ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox
 race-binaries:
 	@mkdir -p $(BIN)/tests/race && log=$$(mktemp) && \
-	GOGC=$${GOGC:-400} $(GO) test -race -ldflags=-w -c -o $(BIN)/tests/race/ $(RACE_PACKAGES) >$$log 2>&1 || \
+	GOGC=$${GOGC:-400} $(GO) test -race -vet=off -ldflags=-w -c -o $(BIN)/tests/race/ $(RACE_PACKAGES) >$$log 2>&1 || \
 	  { cat $$log; rm -f $$log; echo "the race-detected test binaries did not build"; exit 1; }; rm -f $$log
 
 ## tools: install Node 22, the official MCP conformance suite and the official sequential-thinking server into .tools/ (for tbbench official, the family tests and make test)
