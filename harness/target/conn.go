@@ -55,17 +55,22 @@ type Conn struct {
 }
 
 // canceled adds to err, when it is a request's cancellation, whether the
-// connection had been closed and by whom, or was still open (then the
-// caller's context was canceled): mcp-go's transport cancels every request
-// of a connection closed under it, and says only "context canceled".
-func (c *Conn) canceled(err error) error {
+// connection had been closed and by whom, or was still open, and then
+// whether ctx, the caller's context, had been canceled: mcp-go's transport
+// cancels every request of a connection closed under it, and says only
+// "context canceled", as net/http does when another request's cancellation
+// closed the HTTP connection the request was on.
+func (c *Conn) canceled(ctx context.Context, err error) error {
 	if !errors.Is(err, context.Canceled) {
 		return err
 	}
 	if by := c.closedBy.Load(); by != nil {
 		return fmt.Errorf("%w (the connection had been closed, by %s)", err, *by)
 	}
-	return fmt.Errorf("%w (the connection was open: the caller's context was canceled)", err)
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w (the connection was open: the caller's context was canceled)", err)
+	}
+	return fmt.Errorf("%w (the connection was open and the caller's context was not canceled: something else canceled the HTTP request)", err)
 }
 
 // Era returns the MCP wire era the connection speaks.
@@ -103,7 +108,7 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	id := mcp.NewRequestId("tb-" + strconv.FormatInt(c.ids.Add(1), 10))
 	resp, err := c.tr.SendRequest(ctx, c.frame(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}))
 	if err != nil {
-		return nil, c.canceled(err)
+		return nil, c.canceled(ctx, err)
 	}
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
@@ -282,7 +287,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, arguments any) (ToolRe
 		resp, res, err := c.calls.call(ctx, c.frame(transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "tools/call", Params: params}))
 		switch {
 		case err != nil:
-			return ToolResult{}, c.canceled(err)
+			return ToolResult{}, c.canceled(ctx, err)
 		case resp.Error != nil:
 			return ToolResult{}, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
 		}

@@ -2,6 +2,7 @@ package target
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -29,4 +30,4 @@ func HoldPortClaimIfAsked() {
 }
 
 // Canceled is Conn.canceled, for tests.
-func (c *Conn) Canceled(err error) error { return c.canceled(err) }
+func (c *Conn) Canceled(ctx context.Context, err error) error { return c.canceled(ctx, err) }

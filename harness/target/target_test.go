@@ -106,13 +106,19 @@ func TestACanceledRequestSaysWhoClosedTheConnection(t *testing.T) {
 		t.Errorf("a call with a canceled context on an open connection: %v", err)
 	}
 	other := errors.New("connection refused")
-	if got := c.Canceled(other); got != other {
+	if got := c.Canceled(context.Background(), other); got != other {
 		t.Errorf("another error became %v", got)
+	}
+	// A request canceled by something else than its caller (net/http
+	// closing the connection it was on for another request's sake).
+	if got := c.Canceled(context.Background(), fmt.Errorf("failed to send request: %w", context.Canceled)); !errors.Is(got, context.Canceled) ||
+		!strings.Contains(got.Error(), "the caller's context was not canceled") {
+		t.Errorf("a request canceled under a live caller: %v", got)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got := c.Canceled(fmt.Errorf("failed to send request: %w", context.Canceled))
+	got := c.Canceled(context.Background(), fmt.Errorf("failed to send request: %w", context.Canceled))
 	if !errors.Is(got, context.Canceled) || !strings.Contains(got.Error(), "the connection had been closed, by target_test.go:") {
 		t.Errorf("a request canceled by the close: %v", got)
 	}

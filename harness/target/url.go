@@ -80,7 +80,7 @@ func (t *urlTarget) Dial(_ context.Context, _ *transcript.Recorder, o DialOption
 func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
 	client := httpClientFor(endpoint)
 	if o.Via != nil {
-		client = &http.Client{Transport: countingTransport{inner: o.Via}}
+		client = &http.Client{Transport: answersTransport{countingTransport{inner: o.Via}}}
 	}
 	opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(quietLogger()), transport.WithHTTPBasicClient(client)}
 	if o.Listen {
@@ -99,7 +99,8 @@ func DialHTTP(endpoint string, o DialOptions) (transport.Interface, error) {
 // keeps one per concurrent request, and its buffers take a large answer in
 // one read.
 //
-// An idle connection is closed after HTTPIdleTimeout.
+// An idle connection is closed after HTTPIdleTimeout. The client's answers
+// to a server's requests get contexts of their own (answersTransport).
 func httpClientFor(endpoint string) *http.Client {
 	host := hostOf(endpoint)
 	httpClients.mu.Lock()
@@ -107,7 +108,7 @@ func httpClientFor(endpoint string) *http.Client {
 	if c, ok := httpClients.m[host]; ok {
 		return c
 	}
-	c := &http.Client{Transport: countingTransport{inner: &http.Transport{
+	c := &http.Client{Transport: answersTransport{countingTransport{inner: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		ForceAttemptHTTP2:     true,
@@ -119,7 +120,7 @@ func httpClientFor(endpoint string) *http.Client {
 		DisableCompression:    true,
 		ReadBufferSize:        32 << 10,
 		WriteBufferSize:       32 << 10,
-	}}}
+	}}}}
 	httpClients.m[host] = c
 	return c
 }

@@ -189,7 +189,7 @@ func TestWireBytesAgreeWithTheSidecarOnRefusedRequests(t *testing.T) {
 func TestHTTPIdleTimeoutOfNewClients(t *testing.T) {
 	idleOf := func(endpoint string) time.Duration {
 		t.Helper()
-		return httpClientFor(endpoint).Transport.(countingTransport).inner.(*http.Transport).IdleConnTimeout
+		return httpClientFor(endpoint).Transport.(answersTransport).inner.(countingTransport).inner.(*http.Transport).IdleConnTimeout
 	}
 	defer SetHTTPIdleTimeout(0)
 	SetHTTPIdleTimeout(1500 * time.Millisecond)
