@@ -86,7 +86,8 @@ func isAnswer(d []byte) bool {
 	if i >= len(d) || d[i] != '{' {
 		return false
 	}
-	for i++; ; {
+	i++
+	for {
 		i = jsonscan.SkipSpace(d, i)
 		if i >= len(d) || d[i] != '"' {
 			return false
