@@ -50,11 +50,7 @@ func (t answersTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // CloseIdleConnections closes the inner transport's idle connections.
-func (t answersTransport) CloseIdleConnections() {
-	if c, ok := t.inner.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
-}
+func (t answersTransport) CloseIdleConnections() { closeIdleConnections(t.inner) }
 
 // answerPrefix is how much of a request body carriesAnswer reads: the
 // members that tell a response from a request come first.

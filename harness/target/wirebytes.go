@@ -105,8 +105,12 @@ const (
 )
 
 // CloseIdleConnections closes the inner transport's idle connections.
-func (t countingTransport) CloseIdleConnections() {
-	if c, ok := t.inner.(interface{ CloseIdleConnections() }); ok {
+func (t countingTransport) CloseIdleConnections() { closeIdleConnections(t.inner) }
+
+// closeIdleConnections closes rt's idle connections, if it keeps any (as
+// http.Client.CloseIdleConnections does with its transport).
+func closeIdleConnections(rt http.RoundTripper) {
+	if c, ok := rt.(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/thoughtbox-bench/tbbench/observability/sidecar"
+	"github.com/thoughtbox-bench/tbbench/observability/sidecar/sidecartest"
 )
 
 // writeCountingConn counts the writes made on a connection.
@@ -202,5 +203,35 @@ func TestHTTPIdleTimeoutOfNewClients(t *testing.T) {
 	}
 	if DefaultHTTPIdleTimeout <= 0 || DefaultHTTPIdleTimeout >= 5*time.Second {
 		t.Errorf("DefaultHTTPIdleTimeout %s: want more than 0 and less than Node's 5 s", DefaultHTTPIdleTimeout)
+	}
+}
+
+// forgetIdleConnections reaches the connections a host's client keeps idle
+// through every layer of its transport: the request after it opens a new
+// connection, the one before it reused the first.
+func TestForgetIdleConnectionsClosesTheHostsIdleConnections(t *testing.T) {
+	up := sidecartest.StartCounting(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "ok")
+	}))
+	defer up.Close()
+	client := httpClientFor(up.URL)
+	get := func() {
+		t.Helper()
+		resp, err := client.Get(up.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get()
+	get()
+	if n := up.Opened(); n != 1 {
+		t.Fatalf("two requests in a row opened %d connections, want 1", n)
+	}
+	forgetIdleConnections(up.URL)
+	get()
+	if n := up.Opened(); n != 2 {
+		t.Errorf("after forgetIdleConnections the next request opened %d connections in all, want 2", n)
 	}
 }
