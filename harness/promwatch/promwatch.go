@@ -4,7 +4,8 @@
 // load, a short session of the watcher's own passes each sidecar — a ping, a
 // call of an unknown tool, a request for an unknown method — so that the
 // error series exist as they would in production; then every Grafana panel
-// query and every alert rule must return data (package promcheck).
+// query and every alert rule must return data (package promcheck), evaluated
+// at a moment when each sidecar's latest scrape succeeded.
 package promwatch
 
 import (
@@ -138,19 +139,22 @@ func (w *Watcher) Finish(ctx context.Context) ([]scorecards.Check, error) {
 		checks = append(checks, c)
 	}
 	rec.Close()
-	// Two scrapes of every target after the calls: a rate needs two
-	// samples, and the series the calls created have none before. Then a
-	// rule evaluation. (On a busy machine a scrape can come late, so the
-	// scrapes are waited for, not a fixed time.)
-	sent := time.Now()
-	for range 2 {
-		if err := w.srv.WaitScrapedAfter(ctx, Job, sent, 30*time.Second); err != nil {
-			return checks, err
-		}
-		sent = time.Now()
+	// Two successful scrapes of every target after the calls (waited for,
+	// not a fixed time: on a busy machine a scrape can come late): a rate
+	// needs two samples, and the series the calls created have none
+	// before. Then a rule evaluation. The queries are evaluated at the
+	// moment the second scrapes were the latest, which a scrape failing
+	// later cannot hide.
+	first, err := w.srv.WaitScrapedAfter(ctx, Job, time.Now(), 30*time.Second)
+	if err != nil {
+		return checks, err
+	}
+	at, err := w.srv.WaitScrapedAfter(ctx, Job, first.Add(time.Millisecond), 30*time.Second)
+	if err != nil {
+		return checks, err
 	}
 	time.Sleep(w.interval())
-	results, err := promcheck.Check(ctx, w.srv, promcheck.Options{RateInterval: (10 * w.interval()).String()})
+	results, err := promcheck.Check(ctx, w.srv, promcheck.Options{RateInterval: (10 * w.interval()).String(), At: at})
 	if err != nil {
 		return checks, err
 	}

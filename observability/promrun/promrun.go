@@ -180,7 +180,7 @@ func (s *Server) Query(ctx context.Context, expr string) ([]Sample, error) {
 func (s *Server) QueryAt(ctx context.Context, expr string, t time.Time) ([]Sample, error) {
 	q := url.Values{"query": {expr}}
 	if !t.IsZero() {
-		q.Set("time", strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64))
+		q.Set("time", seconds(t))
 	}
 	var data struct {
 		ResultType string          `json:"resultType"`
@@ -280,11 +280,60 @@ func (s *Server) WaitUp(ctx context.Context, job string, wait time.Duration) err
 	})
 }
 
-// WaitScrapedAfter waits until every target of job has been scraped at or
-// after t, so that what happened before t is in the TSDB.
-func (s *Server) WaitScrapedAfter(ctx context.Context, job string, t time.Time, wait time.Duration) error {
-	expr := fmt.Sprintf(`timestamp(up{job=%q}) < %f`, job, float64(t.UnixMilli())/1000)
-	return s.waitFor(ctx, wait, expr, func(stale []Sample) bool { return len(stale) == 0 })
+// WaitScrapedAfter waits until every target of job has been scraped
+// successfully at or after t, so that what happened before t is in the
+// TSDB, and returns a moment at which an instant query sees those scrapes.
+//
+// Query at that moment, not at "now": a scrape that fails (a busy machine
+// can miss a one-second scrape timeout) marks every series of its target
+// stale from the time it began, so a gauge vanishes from an instant query
+// evaluated after it although the TSDB holds its value. The moment
+// returned is one at which every target's latest sample comes from a
+// successful scrape, checked again once every target has been scraped
+// after it: a target's scrapes run one after another, so no scrape that
+// began by then can still change what a query there sees.
+func (s *Server) WaitScrapedAfter(ctx context.Context, job string, t time.Time, wait time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		at := time.Now().Truncate(time.Millisecond)
+		ok, err := s.scrapedAt(ctx, job, t, at)
+		if err == nil && ok {
+			err = s.waitFor(ctx, time.Until(deadline), fmt.Sprintf(`timestamp(up{job=%q}) <= %s`, job, seconds(at)),
+				func(behind []Sample) bool { return len(behind) == 0 })
+			if err == nil {
+				ok, err = s.scrapedAt(ctx, job, t, at)
+			}
+		}
+		switch {
+		case err != nil:
+			return time.Time{}, err
+		case ok:
+			return at, nil
+		case time.Now().After(deadline):
+			return time.Time{}, fmt.Errorf("not every %s target was scraped successfully within %s after %s", job, wait, t.Format(time.RFC3339Nano))
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// scrapedAt says whether, at the moment at, job has targets and each one's
+// latest sample comes from a successful scrape that began at or after t.
+func (s *Server) scrapedAt(ctx context.Context, job string, t, at time.Time) (bool, error) {
+	up, err := s.QueryAt(ctx, fmt.Sprintf(`up{job=%q}`, job), at)
+	if err != nil || len(up) == 0 || slices.ContainsFunc(up, func(x Sample) bool { return x.Value != "1" }) {
+		return false, err
+	}
+	before, err := s.QueryAt(ctx, fmt.Sprintf(`timestamp(up{job=%q}) < %s`, job, seconds(t)), at)
+	return err == nil && len(before) == 0, err
+}
+
+// seconds writes t as PromQL's seconds since the epoch, to the millisecond.
+func seconds(t time.Time) string {
+	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', 3, 64)
 }
 
 func (s *Server) waitFor(ctx context.Context, wait time.Duration, expr string, done func([]Sample) bool) error {

@@ -71,6 +71,17 @@ func (s *Server) Query(t testing.TB, expr string) []Sample {
 	return got
 }
 
+// QueryAt runs an instant query evaluated at at and returns its samples;
+// a query Prometheus rejects fails the test.
+func (s *Server) QueryAt(t testing.TB, expr string, at time.Time) []Sample {
+	t.Helper()
+	got, err := s.Server.QueryAt(context.Background(), expr, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // WaitUp waits until every target of job has been scraped successfully.
 func (s *Server) WaitUp(t testing.TB, job string) {
 	t.Helper()
