@@ -3,6 +3,7 @@ package sidecar
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -78,7 +79,12 @@ func runScript(t *testing.T, d *lineDriver) []string {
 // TestStdioTransparentAndMeasured runs the same script against the server
 // directly and through the stdio proxy (with its probe pinging): the client
 // must read the same lines, none of the probe's, and the proxy must count
-// what passed.
+// what passed. The answers and the notifications are each compared in
+// order, not how the two interleave: mcp-go's stdio server writes
+// notifications from a goroutine of their own, so a progress notification
+// can come before or after the answers that follow it, from run to run.
+// (TestStdioKeepsTheServersOrder shows that the proxy keeps the order a
+// server writes.)
 func TestStdioTransparentAndMeasured(t *testing.T) {
 	direct := stdioServerCmd()
 	din, _ := direct.StdinPipe()
@@ -109,8 +115,10 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 	}()
 	d := &lineDriver{inW, bufio.NewReader(outR)}
 	got := runScript(t, d)
-	if strings.Join(got, "") != strings.Join(want, "") {
-		t.Errorf("stdio lines differ:\ndirect: %q\nproxy:  %q", want, got)
+	for i, kind := range []string{"answers", "notifications"} {
+		if w, g := byKind(want)[i], byKind(got)[i]; !slices.Equal(w, g) {
+			t.Errorf("stdio %s differ:\ndirect: %q\nproxy:  %q", kind, w, g)
+		}
 	}
 	if len(got) < len(stdioScript) {
 		t.Fatalf("only %d lines", len(got))
@@ -176,6 +184,49 @@ func TestStdioTransparentAndMeasured(t *testing.T) {
 		t.Errorf("/healthz after exit: %d, want 503", code)
 	}
 	wantSeries(t, scrape(t, metrics.URL), `mcp_sidecar_active_sessions{server_name="stdio"} 0`)
+}
+
+// byKind splits the lines a client read into the answers and the
+// notifications, each in the order read.
+func byKind(lines []string) [2][]string {
+	var out [2][]string
+	for _, l := range lines {
+		i := 0
+		if parseMessage([]byte(l)).kind == kindNotification {
+			i = 1
+		}
+		out[i] = append(out[i], l)
+	}
+	return out
+}
+
+// TestStdioKeepsTheServersOrder: a server that writes a notification
+// before each answer, to requests the client sends all at once; the client
+// reads every line in the order the server wrote it.
+func TestStdioKeepsTheServersOrder(t *testing.T) {
+	const n = 50
+	p, err := NewStdio(Config{ServerName: "stdio", ProbeInterval: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		exec.Command("sh", "-c", `n=0; while read -r line; do n=$((n+1)); `+
+			`printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}\n{"jsonrpc":"2.0","id":%d,"result":{}}\n' $n $n; done`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var requests, want strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&requests, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`+"\n", i)
+		fmt.Fprintf(&want, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}`+"\n"+`{"jsonrpc":"2.0","id":%d,"result":{}}`+"\n", i, i)
+	}
+	var out strings.Builder
+	if err := p.Run(context.Background(), strings.NewReader(requests.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want.String() {
+		t.Errorf("the client read:\n%s\nthe server wrote:\n%s", out.String(), want.String())
+	}
+	if got := p.Counts().Requests[MethodStatus{"ping", outcome.OK}]; got != n {
+		t.Errorf("%d pings counted, want %d", got, n)
+	}
 }
 
 // TestStdioServerExit checks that Run returns the server's exit status and

@@ -64,7 +64,7 @@ func TestRootsNeverHang(t *testing.T) {
 		for _, op := range []string{"list_roots", "bind_root"} {
 			start := time.Now()
 			r := c.gateway(op, map[string]any{"rootUri": "file:///srv/x"})
-			if took := time.Since(start); !r.IsError || took > 3*time.Second {
+			if took := time.Since(start); !r.IsError || took > 10*time.Second {
 				t.Errorf("%s, %s: error %v after %s: %s", name, op, r.IsError, took, r.Text)
 			}
 			if code := r.JSON(t)["code"]; code != map[string]any{"without the capability": "ROOTS_NOT_SUPPORTED", "declared but never answered": "ROOTS_TIMEOUT"}[name] {
