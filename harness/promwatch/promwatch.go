@@ -145,11 +145,7 @@ func (w *Watcher) Finish(ctx context.Context) ([]scorecards.Check, error) {
 	// before. Then a rule evaluation. The queries are evaluated at the
 	// moment the second scrapes were the latest, which a scrape failing
 	// later cannot hide.
-	first, err := w.srv.WaitScrapedAfter(ctx, Job, time.Now(), 30*time.Second)
-	if err != nil {
-		return checks, err
-	}
-	at, err := w.srv.WaitScrapedAfter(ctx, Job, first.Add(time.Millisecond), 30*time.Second)
+	at, err := w.srv.WaitScrapedTwice(ctx, Job, 30*time.Second)
 	if err != nil {
 		return checks, err
 	}

@@ -215,11 +215,7 @@ scrape_configs:
 	// evaluated when the second was the latest: a scrape failing later
 	// would hide the gauges from "now".
 	ctx := context.Background()
-	first, err := prom.WaitScrapedAfter(ctx, "mcp-sidecar", time.Now(), 30*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at, err := prom.WaitScrapedAfter(ctx, "mcp-sidecar", first.Add(time.Millisecond), 30*time.Second)
+	at, err := prom.WaitScrapedTwice(ctx, "mcp-sidecar", 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

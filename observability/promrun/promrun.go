@@ -320,6 +320,18 @@ func (s *Server) WaitScrapedAfter(ctx context.Context, job string, t time.Time, 
 	}
 }
 
+// WaitScrapedTwice waits for two successful scrapes of every target of job
+// after now, so that a rate over what happened before now has its second
+// sample, and returns the moment at which the second scrapes are the latest
+// (WaitScrapedAfter): the moment to evaluate queries at.
+func (s *Server) WaitScrapedTwice(ctx context.Context, job string, wait time.Duration) (time.Time, error) {
+	first, err := s.WaitScrapedAfter(ctx, job, time.Now(), wait)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return s.WaitScrapedAfter(ctx, job, first.Add(time.Millisecond), wait)
+}
+
 // scrapedAt says whether, at the moment at, job has targets and each one's
 // latest sample comes from a successful scrape that began at or after t.
 func (s *Server) scrapedAt(ctx context.Context, job string, t, at time.Time) (bool, error) {
