@@ -2,8 +2,10 @@ package conform_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,11 +34,52 @@ func runIn(t *testing.T, o targetspec.Spec, era target.Era) conform.Report {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: t.TempDir(), Required: []string{"core", "intent"}, Era: era})
+	out := t.TempDir()
+	rep, err := conform.Run(context.Background(), conform.Options{Target: tg, OutDir: out, Required: []string{"core", "intent"}, Era: era})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkCucumberReport(t, filepath.Join(out, "cucumber.json"), rep)
 	return rep
+}
+
+// checkCucumberReport reads godog's cucumber report of a run: it must be
+// JSON, holding one element per scenario the run reported.
+func checkCucumberReport(t *testing.T, path string, rep conform.Report) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var features []struct {
+		Elements []struct {
+			Name string `json:"name"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(b, &features); err != nil {
+		t.Fatalf("cucumber report: %v", err)
+	}
+	names := map[string]int{}
+	for _, f := range features {
+		for _, e := range f.Elements {
+			names[e.Name]++
+		}
+	}
+	for _, s := range rep.Scenarios {
+		if s.Name == conform.StartupScenario {
+			continue
+		}
+		if names[s.Name] == 0 {
+			t.Errorf("scenario %q is missing from the cucumber report", s.Name)
+			continue
+		}
+		names[s.Name]--
+	}
+	for name, n := range names {
+		if n > 0 {
+			t.Errorf("the cucumber report has %d more of %q than the run reported", n, name)
+		}
+	}
 }
 
 // runTagged runs the scenarios selected by the tag expression tags ("":
