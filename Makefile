@@ -156,6 +156,17 @@ NORACE := ^(TestEveryInjectedFaultIsCaught|TestEraFaultsAreCaught|TestRefusalsTh
 # The notification delivery tests run in both: with the race detector on a
 # tenth of their 10,000 notifications, without it on all of them.
 NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
+# Test files built without the race detector only (//go:build !race): the
+# two Chromium page tests and the tests that link the OTLP exporters. The
+# race-detected build would compile chromedp's protocol packages, gRPC and
+# protobuf (about 190 packages) again for them alone, and the race detector
+# watches neither Chromium nor what the exporters do; their tests run once,
+# without it, beside the race-detected run. Their packages and test names
+# are read from the files (those that hold a test), so a test added to one
+# runs too.
+PLAIN_ONLY_FILES := $(shell grep -rl --include='*_test.go' '^//go:build !race$$' cmd server harness observability | xargs grep -l '^func Test')
+PLAIN_ONLY_PACKAGES := $(patsubst %/,./%,$(sort $(dir $(PLAIN_ONLY_FILES))))
+PLAIN_ONLY := $(shell sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' $(PLAIN_ONLY_FILES) | paste -sd'|')
 
 # A race-detected process sleeps a second when it exits, for reports still
 # being written (GORACE atexit_sleep_ms): the race-detected run sets it to
@@ -184,12 +195,12 @@ POWER := $(BIN)/tests/power.tsv
 unit:
 	@export GOGC=$${GOGC:-400}; log=$$(mktemp); start=$$(date +%s); mkdir -p $(BIN)/tests; rm -f $(POWER); export TBBENCH_POWER=$$(pwd)/$(POWER); \
 	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official ./cmd/tbbench -- -test.timeout=15m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
-	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./server/mcpserver ./observability/sidecar -- -test.timeout=3m -test.run='$(NOTIFY)'; b=$$?; \
+	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain $(sort ./server/mcpserver ./observability/sidecar $(PLAIN_ONLY_PACKAGES)) -- -test.timeout=3m -test.run='$(NOTIFY)|^($(PLAIN_ONLY))$$'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
 	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race -p $(RACE_AT_ONCE) $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
-	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke, tbbench's robust run in each era and load of two subjects, and the 10,000 notifications, without the race detector:"; cat $$log; rm -f $$log; \
+	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke, tbbench's robust run in each era and load of two subjects, the 10,000 notifications, and the Chromium page and OTLP tests, without the race detector:"; cat $$log; rm -f $$log; \
 	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
 	grep '^missed' $(POWER) 2>/dev/null; \
 	[ $$race = 0 ] && [ $$status = 0 ]
@@ -201,7 +212,12 @@ unit:
 # make vet, beside it, vets every package with all of vet's checks, and go
 # test's would vet them and everything they import again (on a fresh
 # machine, 52 of the 517 CPU-seconds compiling these binaries).
-RACE_PACKAGES := ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox
+# Only the packages with test files under the race detector: go test
+# compiles a package without them too (to see that it builds), which vet
+# does already, and a command whose tests are all built without it
+# (cmd/mcp-sidecar) would bring gRPC into this build after all. Expanded
+# where it is used: go list takes a moment.
+RACE_PACKAGES = $(shell $(GO) list -race -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./... ./harness/testdata/brokenserver ./harness/testdata/brokenserver/cmd/broken-thoughtbox)
 race-binaries:
 	@mkdir -p $(BIN)/tests/race && log=$$(mktemp) && \
 	GOGC=$${GOGC:-400} $(GO) test -race -vet=off -ldflags=-w -c -o $(BIN)/tests/race/ $(RACE_PACKAGES) >$$log 2>&1 || \

@@ -1,3 +1,12 @@
+//go:build !race
+
+// Built without the race detector only: this command links the OTLP
+// exporters, and with them gRPC and protobuf (120 packages that nothing
+// else race-tested imports), which the race-detected build would compile
+// again. make test runs these tests beside the race-detected run (the
+// Makefile's PLAIN_ONLY); the sidecar itself is race-tested in
+// observability/sidecar.
+
 package main
 
 import (

@@ -1,3 +1,12 @@
+//go:build !race
+
+// Built without the race detector only: the OTLP exporters bring gRPC and
+// protobuf into the test (120 packages that only this test and
+// cmd/mcp-sidecar's need), which the race-detected build would compile
+// again. make test runs it beside the race-detected run (the Makefile's
+// PLAIN_ONLY); the proxy's telemetry, spans included, is race-tested in
+// this package's other tests.
+
 package sidecar
 
 import (

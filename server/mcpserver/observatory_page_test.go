@@ -1,3 +1,11 @@
+//go:build !race
+
+// Built without the race detector only: the race detector does not watch
+// Chromium, and the race-detected build would compile chromedp's protocol
+// packages (about 70) again for this test. make test runs it beside the
+// race-detected run (the Makefile's PLAIN_ONLY); the Observatory's
+// concurrent code is race-tested in this package's other tests.
+
 package mcpserver_test
 
 import (
