@@ -2,6 +2,7 @@ package obsclient
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -110,5 +111,73 @@ func TestEveryFrameIsRecorded(t *testing.T) {
 	}
 	if n := strings.Count(text, `"message":["error","error"`); n != 2 {
 		t.Errorf("%d error frames recorded, want 2", n)
+	}
+}
+
+// TestAwaitAsksAboutEachFrameOnce waits for the last of 51 frames, ten of
+// them there before Await is called and the rest arriving while it waits:
+// ok is asked about every frame exactly once, in the order of arrival.
+func TestAwaitAsksAboutEachFrameOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		send := func(i int, event string) error {
+			return c.Write(r.Context(), websocket.MessageText, []byte(fmt.Sprintf(`["t","%s",{"i":%d}]`, event, i)))
+		}
+		for i := 0; i < 10; i++ {
+			if send(i, "e") != nil {
+				return
+			}
+		}
+		if _, _, err := c.Read(r.Context()); err != nil { // the client's go-ahead
+			return
+		}
+		for i := 10; i < 50; i++ {
+			time.Sleep(time.Millisecond)
+			if send(i, "e") != nil {
+				return
+			}
+		}
+		if send(50, "last") != nil {
+			return
+		}
+		_, _, _ = c.Read(r.Context()) // until the client goes
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", Options{Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for len(c.Frames()) < 10 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("only %d of the first 10 frames came", len(c.Frames()))
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err := c.SendText(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	var asked []int
+	i, f, err := c.Await(ctx, func(i int, f Frame) bool {
+		asked = append(asked, i)
+		return f.Event == "last"
+	})
+	if err != nil || i != 50 || f.Event != "last" {
+		t.Fatalf("Await = %d, %+v, %v; want frame 50, the last", i, f, err)
+	}
+	for k, got := range asked {
+		if got != k {
+			t.Fatalf("ok was asked about frames %v; want 0 to 50, each once, in order", asked)
+		}
+	}
+	if len(asked) != 51 {
+		t.Errorf("ok was asked %d times; want 51", len(asked))
 	}
 }

@@ -281,10 +281,13 @@ func (w *World) obsReceivedExactly(name, topic, events string) error {
 		return err
 	}
 	topic = w.expand(topic)
+	counts := func(f obsclient.Frame) bool {
+		return f.Topic == topic && (aboutSession(f, sid) || f.Event == "subscribed")
+	}
 	of := func(frames []obsclient.Frame) []string {
 		var got []string
 		for _, f := range frames {
-			if f.Topic == topic && (aboutSession(f, sid) || f.Event == "subscribed") {
+			if counts(f) {
 				got = append(got, f.Event)
 			}
 		}
@@ -292,7 +295,13 @@ func (w *World) obsReceivedExactly(name, topic, events string) error {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, frameWait)
 	defer cancel()
-	_, _, _ = c.Await(ctx, func(i int, _ obsclient.Frame) bool { return len(of(c.Frames()[:i+1])) >= len(want) })
+	seen := 0 // Await asks about each frame once, in order
+	_, _, _ = c.Await(ctx, func(_ int, f obsclient.Frame) bool {
+		if counts(f) {
+			seen++
+		}
+		return seen >= len(want)
+	})
 	// Frames sent after the last one expected would be extra: give them a
 	// moment to arrive.
 	time.Sleep(200 * time.Millisecond)
