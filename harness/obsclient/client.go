@@ -240,12 +240,35 @@ func (c *Client) Frames() []Frame {
 // came made waiting for the nth frame cost n² decodes.) It fails when ctx
 // ends or the socket closes first.
 func (c *Client) Await(ctx context.Context, ok func(i int, f Frame) bool) (int, Frame, error) {
+	return c.await(ctx, 0, ok)
+}
+
+// AwaitWhileSending is Await for frames that may be long in coming while
+// the server is still sending others (a backlog of large frames on a busy
+// machine): it also fails once no frame at all has come for quiet, and not
+// before, however long the frames before it took.
+func (c *Client) AwaitWhileSending(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
+	return c.await(ctx, quiet, ok)
+}
+
+// await is Await, and AwaitWhileSending when quiet > 0.
+func (c *Client) await(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
+	var silence <-chan time.Time
+	var timer *time.Timer
+	if quiet > 0 {
+		timer = time.NewTimer(quiet)
+		defer timer.Stop()
+		silence = timer.C
+	}
 	next := 0 // the first frame ok has not been asked about
-	for {
+	for waited := false; ; waited = true {
 		c.mu.Lock()
 		frames := c.frames
 		changed, closed := c.changed, c.closeAt
 		c.mu.Unlock()
+		if timer != nil && waited && next < len(frames) {
+			timer.Reset(quiet) // frames came while it waited
+		}
 		for ; next < len(frames); next++ {
 			if ok(next, frames[next]) {
 				return next, frames[next], nil
@@ -257,6 +280,8 @@ func (c *Client) Await(ctx context.Context, ok func(i int, f Frame) bool) (int, 
 		select {
 		case <-ctx.Done():
 			return -1, Frame{}, fmt.Errorf("client %q: the frame did not come: %w", c.o.Name, ctx.Err())
+		case <-silence:
+			return -1, Frame{}, fmt.Errorf("client %q: the frame did not come, and no frame at all came for %s", c.o.Name, quiet)
 		case <-changed:
 		}
 	}

@@ -181,3 +181,73 @@ func TestAwaitAsksAboutEachFrameOnce(t *testing.T) {
 		t.Errorf("ok was asked %d times; want 51", len(asked))
 	}
 }
+
+// TestAwaitWhileSendingWaitsForABacklog: a server sends 20 frames 100 ms
+// apart, the one awaited last. With a quiet time of 1 s, AwaitWhileSending
+// waits the 2 s they take; Await with a 1 s deadline gives up first.
+// Once the server stops sending, it gives up after the quiet time.
+func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			if _, _, err := c.Read(r.Context()); err != nil { // a go-ahead for each run
+				return
+			}
+			for i := 0; i < 20; i++ {
+				time.Sleep(100 * time.Millisecond)
+				event := "e"
+				if i == 19 {
+					event = "last"
+				}
+				if c.Write(r.Context(), websocket.MessageText, []byte(fmt.Sprintf(`["t","%s",{"i":%d}]`, event, i))) != nil {
+					return
+				}
+			}
+		}
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	dial := func() *Client {
+		c, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", Options{Name: "a"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+		if err := c.SendText(ctx, "go"); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	last := func(_ int, f Frame) bool { return f.Event == "last" }
+	const quiet = time.Second
+
+	c := dial()
+	start := time.Now()
+	i, _, err := c.AwaitWhileSending(ctx, quiet, last)
+	if err != nil || i != 19 {
+		t.Fatalf("AwaitWhileSending = frame %d, %v; want frame 19", i, err)
+	}
+	if took := time.Since(start); took < 1900*time.Millisecond {
+		t.Fatalf("the 20 frames came in %s: the test's premise, a backlog longer than the quiet time, does not hold", took)
+	}
+
+	short, cancelShort := context.WithTimeout(ctx, quiet)
+	defer cancelShort()
+	if _, _, err := dial().Await(short, last); err == nil {
+		t.Fatal("Await found the last frame within the quiet time: the test's premise does not hold")
+	}
+
+	// Nothing more comes: it gives up after the quiet time, well before ctx.
+	start = time.Now()
+	if _, _, err := c.AwaitWhileSending(ctx, quiet, func(int, Frame) bool { return false }); err == nil || ctx.Err() != nil {
+		t.Fatalf("AwaitWhileSending with nothing coming = %v (ctx %v); want it to give up", err, ctx.Err())
+	}
+	if took := time.Since(start); took < quiet {
+		t.Errorf("it gave up after %s, before the quiet time %s", took, quiet)
+	}
+}
