@@ -121,6 +121,7 @@ type Client struct {
 
 	mu      sync.Mutex
 	frames  []Frame
+	lastAt  time.Time // when the latest frame was read
 	changed chan struct{}
 	closeAt error // why reading ended
 }
@@ -182,6 +183,7 @@ func (c *Client) read() {
 		}
 		c.mu.Lock()
 		c.frames = append(c.frames, f)
+		c.lastAt = at
 		c.signal()
 		c.mu.Unlock()
 	}
@@ -245,14 +247,16 @@ func (c *Client) Await(ctx context.Context, ok func(i int, f Frame) bool) (int, 
 
 // AwaitWhileSending is Await for frames that may be long in coming while
 // the server is still sending others (a backlog of large frames on a busy
-// machine): it also fails once no frame at all has come for quiet, and not
-// before, however long the frames before it took.
+// machine): it also fails once no frame at all has been read for quiet, and
+// not before, however long the frames before it took to come or ok took to
+// judge them.
 func (c *Client) AwaitWhileSending(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
 	return c.await(ctx, quiet, ok)
 }
 
 // await is Await, and AwaitWhileSending when quiet > 0.
 func (c *Client) await(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
+	start := time.Now()
 	var silence <-chan time.Time
 	var timer *time.Timer
 	if quiet > 0 {
@@ -261,14 +265,11 @@ func (c *Client) await(ctx context.Context, quiet time.Duration, ok func(i int, 
 		silence = timer.C
 	}
 	next := 0 // the first frame ok has not been asked about
-	for waited := false; ; waited = true {
+	for {
 		c.mu.Lock()
 		frames := c.frames
 		changed, closed := c.changed, c.closeAt
 		c.mu.Unlock()
-		if timer != nil && waited && next < len(frames) {
-			timer.Reset(quiet) // frames came while it waited
-		}
 		for ; next < len(frames); next++ {
 			if ok(next, frames[next]) {
 				return next, frames[next], nil
@@ -281,7 +282,20 @@ func (c *Client) await(ctx context.Context, quiet time.Duration, ok func(i int, 
 		case <-ctx.Done():
 			return -1, Frame{}, fmt.Errorf("client %q: the frame did not come: %w", c.o.Name, ctx.Err())
 		case <-silence:
-			return -1, Frame{}, fmt.Errorf("client %q: the frame did not come, and no frame at all came for %s", c.o.Name, quiet)
+			// The timer counts from the call or the latest frame read,
+			// whichever is later, not from when ok last finished: ok may
+			// take long over a backlog of large frames.
+			c.mu.Lock()
+			last, unasked := c.lastAt, len(c.frames) > next
+			c.mu.Unlock()
+			if last.Before(start) {
+				last = start
+			}
+			wait := quiet - time.Since(last)
+			if wait <= 0 && !unasked {
+				return -1, Frame{}, fmt.Errorf("client %q: the frame did not come, and no frame at all came for %s", c.o.Name, quiet)
+			}
+			timer.Reset(max(wait, 0))
 		case <-changed:
 		}
 	}

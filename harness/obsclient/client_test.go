@@ -184,8 +184,9 @@ func TestAwaitAsksAboutEachFrameOnce(t *testing.T) {
 
 // TestAwaitWhileSendingWaitsForABacklog: a server sends 20 frames 100 ms
 // apart, the one awaited last. With a quiet time of 1 s, AwaitWhileSending
-// waits the 2 s they take; Await with a 1 s deadline gives up first.
-// Once the server stops sending, it gives up after the quiet time.
+// waits the 2 s they take, and the 3 s a slow judge of them takes; Await
+// with a 1 s deadline gives up first. Once the server stops sending, it
+// gives up after the quiet time.
 func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
@@ -240,6 +241,16 @@ func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
 	defer cancelShort()
 	if _, _, err := dial().Await(short, last); err == nil {
 		t.Fatal("Await found the last frame within the quiet time: the test's premise does not hold")
+	}
+
+	// A judge slower than the frames come (150 ms each, 3 s in all): the
+	// frames were read within the quiet time, so it waits for the judge.
+	slow := func(_ int, f Frame) bool {
+		time.Sleep(150 * time.Millisecond)
+		return f.Event == "last"
+	}
+	if i, _, err := dial().AwaitWhileSending(ctx, quiet, slow); err != nil || i != 19 {
+		t.Fatalf("AwaitWhileSending with a slow judge = frame %d, %v; want frame 19", i, err)
 	}
 
 	// Nothing more comes: it gives up after the quiet time, well before ctx.

@@ -223,7 +223,7 @@ func (w *World) obsReceives(name, event, topic string, ok func(obsclient.Frame) 
 		return !claimed[i] && f.Topic == topic && f.Event == event && ok(f)
 	})
 	if err != nil {
-		return fmt.Errorf("no %q frame on %q: %w (frames received: %s)", event, topic, err, summarize(c.Frames()))
+		return fmt.Errorf("no %q frame on %q: %w (frames received: %s)", event, topic, err, summarize(c.Frames(), w.vars["sid"]))
 	}
 	claimed[i] = true
 	w.obs.frame = f
@@ -237,19 +237,43 @@ func payloadOf(f obsclient.Frame) map[string]any {
 	return m
 }
 
-// aboutSession reports whether a frame is about reasoning session sid:
-// its topic is the session's channel, or its payload names the session.
-func aboutSession(f obsclient.Frame, sid string) bool {
-	if f.Topic == "reasoning:"+sid {
-		return true
-	}
-	p := payloadOf(f)
-	if p["sessionId"] == sid {
-		return true
-	}
-	s, _ := p["session"].(map[string]any)
-	return s != nil && s["id"] == sid
+// frameFacts is what the steps read of a frame's payload to find the
+// frame they wait for, in one pass and without keeping the rest: a thought
+// frame of 256 KiB, decoded whole into maps twice over, cost a
+// race-detected harness more than a second on a busy machine.
+type frameFacts struct {
+	SessionID any `json:"sessionId"`
+	Session   struct {
+		ID any `json:"id"`
+	} `json:"session"`
+	Thought *struct {
+		ThoughtNumber any `json:"thoughtNumber"`
+	} `json:"thought"`
 }
+
+func factsOf(f obsclient.Frame) frameFacts {
+	var x frameFacts
+	_ = json.Unmarshal(f.Payload, &x) // what does not fit stays unset
+	return x
+}
+
+// about reports whether frame f, whose facts x are, is about reasoning
+// session sid: its topic is the session's channel, or its payload names
+// the session.
+func (x frameFacts) about(f obsclient.Frame, sid string) bool {
+	return f.Topic == "reasoning:"+sid || x.SessionID == sid || x.Session.ID == sid
+}
+
+// thought is the number of the thought the frame carries (nil: none).
+func (x frameFacts) thought() any {
+	if x.Thought == nil {
+		return nil
+	}
+	return x.Thought.ThoughtNumber
+}
+
+// aboutSession reports whether a frame is about reasoning session sid.
+func aboutSession(f obsclient.Frame, sid string) bool { return factsOf(f).about(f, sid) }
 
 func (w *World) obsReceivesForSession(name, event, topic string) error {
 	sid, err := w.sid()
@@ -265,8 +289,8 @@ func (w *World) obsReceivesForThought(name, event, topic string, n int) error {
 		return err
 	}
 	return w.obsReceives(name, event, topic, func(f obsclient.Frame) bool {
-		t, _ := payloadOf(f)["thought"].(map[string]any)
-		return aboutSession(f, sid) && t != nil && t["thoughtNumber"] == float64(n)
+		x := factsOf(f)
+		return x.about(f, sid) && x.thought() == float64(n)
 	})
 }
 
@@ -332,7 +356,7 @@ func (w *World) obsClosedWith(name string, code int) error {
 		return fmt.Errorf("Observatory client %q was closed with status %d, want %d", name, got, code)
 	}
 	if fs := c.Frames(); len(fs) > 0 {
-		return fmt.Errorf("Observatory client %q got frames before it was turned away: %s", name, summarize(fs))
+		return fmt.Errorf("Observatory client %q got frames before it was turned away: %s", name, summarize(fs, w.vars["sid"]))
 	}
 	return nil
 }
@@ -364,8 +388,9 @@ func (w *World) frameCarriesNonce() error {
 	return nil
 }
 
-// summarize lists frames as topic/event, for errors.
-func summarize(frames []obsclient.Frame) string {
+// summarize lists frames as topic/event (and a thought's number, marking
+// those about a session other than sid when sid is known), for errors.
+func summarize(frames []obsclient.Frame, sid string) string {
 	if len(frames) == 0 {
 		return "none"
 	}
@@ -375,10 +400,17 @@ func summarize(frames []obsclient.Frame) string {
 			out = append(out, clipText(f.Raw))
 			continue
 		}
-		out = append(out, f.Topic+" "+f.Event)
+		item := f.Topic + " " + f.Event
+		if x := factsOf(f); x.Thought != nil {
+			item += fmt.Sprintf(" #%v", x.thought())
+			if sid != "" && !x.about(f, sid) {
+				item += " (another session)"
+			}
+		}
+		out = append(out, item)
 	}
-	if len(out) > 30 {
-		out = append(out[:30], fmt.Sprintf("… %d more", len(out)-30))
+	if len(out) > 30 { // the first ten and the last 20
+		out = append(append(out[:10:10], fmt.Sprintf("… %d more …", len(out)-30)), out[len(out)-20:]...)
 	}
 	return strings.Join(out, ", ")
 }
