@@ -164,7 +164,7 @@ NOTIFY := ^(TestEveryNotificationDelivered|TestEveryNotificationRelayed)$$
 # without it, beside the race-detected run. Their packages and test names
 # are read from the files (those that hold a test), so a test added to one
 # runs too.
-PLAIN_ONLY_FILES := $(shell grep -rl --include='*_test.go' '^//go:build !race$$' cmd server harness observability | xargs grep -l '^func Test')
+PLAIN_ONLY_FILES := $(shell grep -rl --include='*_test.go' '^//go:build !race$$' cmd server harness observability | xargs -r grep -l '^func Test')
 PLAIN_ONLY_PACKAGES := $(patsubst %/,./%,$(sort $(dir $(PLAIN_ONLY_FILES))))
 PLAIN_ONLY := $(shell sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' $(PLAIN_ONLY_FILES) | paste -sd'|')
 

@@ -19,10 +19,10 @@ import (
 // all comes, or for the server to close a socket.
 const frameWait = 10 * time.Second
 
-// backlogWait bounds the wait for a frame while the server is still sending
-// others: 32 frames of 256 KiB took more than frameWait to arrive and be
-// read, with a race-detected server, on two busy cores. That is the
-// machine's speed, not a fault of the server.
+// backlogWait bounds the wait for a frame while others are still coming: a
+// race-detected harness on two busy cores took more than a second to read
+// and judge each frame of 256 KiB, 32 of them longer than frameWait. That
+// is the machine's speed, not a fault of the server.
 const backlogWait = time.Minute
 
 // obsState is what the Observatory scenarios keep: their WebSocket clients,
