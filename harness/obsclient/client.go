@@ -240,22 +240,11 @@ func (c *Client) Frames() []Frame {
 // of arrival, so it may keep a tally; it must not depend on anything that
 // changes while Await waits. (Asking again about every frame each time one
 // came made waiting for the nth frame cost n² decodes.) It fails when ctx
-// ends or the socket closes first.
-func (c *Client) Await(ctx context.Context, ok func(i int, f Frame) bool) (int, Frame, error) {
-	return c.await(ctx, 0, ok)
-}
-
-// AwaitWhileSending is Await for frames that may be long in coming while
-// the server is still sending others (a backlog of large frames on a busy
-// machine): it also fails once no frame at all has been read for quiet, and
-// not before, however long the frames before it took to come or ok took to
+// ends or the socket closes first, and, when quiet > 0, once no frame at
+// all has been read for quiet: not before, however long the frames before
+// took to come (a backlog of large frames on a busy machine) or ok took to
 // judge them.
-func (c *Client) AwaitWhileSending(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
-	return c.await(ctx, quiet, ok)
-}
-
-// await is Await, and AwaitWhileSending when quiet > 0.
-func (c *Client) await(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
+func (c *Client) Await(ctx context.Context, quiet time.Duration, ok func(i int, f Frame) bool) (int, Frame, error) {
 	start := time.Now()
 	var silence <-chan time.Time
 	var timer *time.Timer

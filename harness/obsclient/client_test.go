@@ -78,7 +78,7 @@ func TestEveryFrameIsRecorded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", Options{Name: "a", Recorder: rec})
+	c, err := Dial(ctx, wsURL(srv), Options{Name: "a", Recorder: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestEveryFrameIsRecorded(t *testing.T) {
 	if err := c.Send(ctx, "observatory", "subscribe", map[string]any{"id": "s"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Await(ctx, func(i int, f Frame) bool { return i == 1 && f.Event == "error" }); err != nil {
+	if _, _, err := c.Await(ctx, 0, func(i int, f Frame) bool { return i == 1 && f.Event == "error" }); err != nil {
 		t.Fatal(err)
 	}
 	code, err := c.AwaitClose(ctx)
@@ -149,7 +149,7 @@ func TestAwaitAsksAboutEachFrameOnce(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", Options{Name: "a"})
+	c, err := Dial(ctx, wsURL(srv), Options{Name: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestAwaitAsksAboutEachFrameOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []int
-	i, f, err := c.Await(ctx, func(i int, f Frame) bool {
+	i, f, err := c.Await(ctx, 0, func(i int, f Frame) bool {
 		asked = append(asked, i)
 		return f.Event == "last"
 	})
@@ -182,12 +182,12 @@ func TestAwaitAsksAboutEachFrameOnce(t *testing.T) {
 	}
 }
 
-// TestAwaitWhileSendingWaitsForABacklog: a server sends 20 frames 100 ms
-// apart, the one awaited last. With a quiet time of 1 s, AwaitWhileSending
+// TestAwaitWithQuietWaitsForABacklog: a server sends 20 frames 100 ms
+// apart, the one awaited last. With a quiet time of 1 s, Await
 // waits the 2 s they take, and the 3 s a slow judge of them takes; Await
 // with a 1 s deadline gives up first. Once the server stops sending, it
 // gives up after the quiet time.
-func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
+func TestAwaitWithQuietWaitsForABacklog(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
@@ -214,7 +214,7 @@ func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	dial := func() *Client {
-		c, err := Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws", Options{Name: "a"})
+		c, err := Dial(ctx, wsURL(srv), Options{Name: "a"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,9 +229,9 @@ func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
 
 	c := dial()
 	start := time.Now()
-	i, _, err := c.AwaitWhileSending(ctx, quiet, last)
+	i, _, err := c.Await(ctx, quiet, last)
 	if err != nil || i != 19 {
-		t.Fatalf("AwaitWhileSending = frame %d, %v; want frame 19", i, err)
+		t.Fatalf("Await with a quiet time = frame %d, %v; want frame 19", i, err)
 	}
 	if took := time.Since(start); took < 1900*time.Millisecond {
 		t.Fatalf("the 20 frames came in %s: the test's premise, a backlog longer than the quiet time, does not hold", took)
@@ -239,7 +239,7 @@ func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
 
 	short, cancelShort := context.WithTimeout(ctx, quiet)
 	defer cancelShort()
-	if _, _, err := dial().Await(short, last); err == nil {
+	if _, _, err := dial().Await(short, 0, last); err == nil {
 		t.Fatal("Await found the last frame within the quiet time: the test's premise does not hold")
 	}
 
@@ -249,16 +249,19 @@ func TestAwaitWhileSendingWaitsForABacklog(t *testing.T) {
 		time.Sleep(150 * time.Millisecond)
 		return f.Event == "last"
 	}
-	if i, _, err := dial().AwaitWhileSending(ctx, quiet, slow); err != nil || i != 19 {
-		t.Fatalf("AwaitWhileSending with a slow judge = frame %d, %v; want frame 19", i, err)
+	if i, _, err := dial().Await(ctx, quiet, slow); err != nil || i != 19 {
+		t.Fatalf("Await with a quiet time with a slow judge = frame %d, %v; want frame 19", i, err)
 	}
 
 	// Nothing more comes: it gives up after the quiet time, well before ctx.
 	start = time.Now()
-	if _, _, err := c.AwaitWhileSending(ctx, quiet, func(int, Frame) bool { return false }); err == nil || ctx.Err() != nil {
-		t.Fatalf("AwaitWhileSending with nothing coming = %v (ctx %v); want it to give up", err, ctx.Err())
+	if _, _, err := c.Await(ctx, quiet, func(int, Frame) bool { return false }); err == nil || ctx.Err() != nil {
+		t.Fatalf("Await with a quiet time with nothing coming = %v (ctx %v); want it to give up", err, ctx.Err())
 	}
 	if took := time.Since(start); took < quiet {
 		t.Errorf("it gave up after %s, before the quiet time %s", took, quiet)
 	}
 }
+
+// wsURL is the WebSocket address of a test server's /ws.
+func wsURL(srv *httptest.Server) string { return "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws" }

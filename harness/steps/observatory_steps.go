@@ -219,7 +219,7 @@ func (w *World) obsReceives(name, event, topic string, ok func(obsclient.Frame) 
 	claimed := w.obs.claimed[name]
 	ctx, cancel := context.WithTimeout(w.ctx, backlogWait)
 	defer cancel()
-	i, f, err := c.AwaitWhileSending(ctx, frameWait, func(i int, f obsclient.Frame) bool {
+	i, f, err := c.Await(ctx, frameWait, func(i int, f obsclient.Frame) bool {
 		return !claimed[i] && f.Topic == topic && f.Event == event && ok(f)
 	})
 	if err != nil {
@@ -326,7 +326,7 @@ func (w *World) obsReceivedExactly(name, topic, events string) error {
 	ctx, cancel := context.WithTimeout(w.ctx, backlogWait)
 	defer cancel()
 	seen := 0 // Await asks about each frame once, in order
-	_, _, _ = c.AwaitWhileSending(ctx, frameWait, func(_ int, f obsclient.Frame) bool {
+	_, _, _ = c.Await(ctx, frameWait, func(_ int, f obsclient.Frame) bool {
 		if counts(f) {
 			seen++
 		}
