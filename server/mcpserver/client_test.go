@@ -3,11 +3,13 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,25 +21,44 @@ import (
 	"github.com/thoughtbox-bench/tbbench/server/mcptest"
 )
 
-// binary is the thoughtbox command built once for the tests that need a
-// child process (stdio transport, kill -9).
-var binary string
+// built is the thoughtbox command, built by the first test that needs a
+// child process (stdio transport, kill -9), into dir; a run whose tests
+// need none (make test's run without the race detector) builds nothing.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// thoughtboxBinary returns the thoughtbox command built for this run.
+func thoughtboxBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "thoughtbox-bin-"); built.err != nil {
+			return
+		}
+		path := filepath.Join(built.dir, "thoughtbox")
+		if out, err := exec.Command("go", "build", "-o", path, "../../cmd/thoughtbox").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("building thoughtbox: %w\n%s", err, out)
+			return
+		}
+		built.path = path
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
 
 func TestMain(m *testing.M) {
 	if kind := os.Getenv(ceilingServeEnv); kind != "" {
 		os.Exit(serveCeilingTarget(kind))
 	}
-	dir, err := os.MkdirTemp("", "thoughtbox-bin-")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "thoughtbox")
-	out, err := exec.Command("go", "build", "-o", binary, "../../cmd/thoughtbox").CombinedOutput()
-	if err != nil {
-		panic("building thoughtbox: " + err.Error() + "\n" + string(out))
-	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 	os.Exit(code)
 }
 
@@ -75,7 +96,7 @@ func dialHTTP(t *testing.T, url string) *mcpClient {
 func dialStdio(t *testing.T, env ...string) *mcpClient {
 	t.Helper()
 	env = append(env, "THOUGHTBOX_TRANSPORT=stdio", "DISABLE_THOUGHT_LOGGING=true")
-	tr := transport.NewStdio(binary, env)
+	tr := transport.NewStdio(thoughtboxBinary(t), env)
 	return initialize(t, client.NewClient(tr))
 }
 

@@ -141,7 +141,7 @@ func startChild(t *testing.T, dir string) (*exec.Cmd, string) {
 func startChildEnv(t *testing.T, dir string, stderr io.Writer, env ...string) (*exec.Cmd, string) {
 	t.Helper()
 	port := freePort(t)
-	cmd := exec.Command(binary)
+	cmd := exec.Command(thoughtboxBinary(t))
 	cmd.Env = append(os.Environ(), "THOUGHTBOX_DATA_DIR="+dir, "PORT="+strconv.Itoa(port), "DISABLE_THOUGHT_LOGGING=true")
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = stderr

@@ -147,7 +147,7 @@ func TestListenAcknowledgesFirst(t *testing.T) {
 // TestModernClientOverStdio: over stdio too a 2026-era client (no
 // initialize) runs in contexts, beside nothing else.
 func TestModernClientOverStdio(t *testing.T) {
-	tr := transport.NewStdio(binary, []string{"THOUGHTBOX_TRANSPORT=stdio", "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_STORAGE=memory"})
+	tr := transport.NewStdio(thoughtboxBinary(t), []string{"THOUGHTBOX_TRANSPORT=stdio", "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_STORAGE=memory"})
 	m := initializeAt(t, client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728)), mcp.ProtocolVersion20260728)
 	id := contextOf(t, m.inContext("", "start_new", map[string]any{"newWork": map[string]any{"project": "stdio"}}))
 	m.inContext(id, "cipher", nil)

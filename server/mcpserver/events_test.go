@@ -214,7 +214,7 @@ func TestEventsOffByDefault(t *testing.T) {
 // TestEventsToStdoutRefusedOverStdio: over stdio, stdout is the JSON-RPC
 // channel, so the server refuses to start with events sent there.
 func TestEventsToStdoutRefusedOverStdio(t *testing.T) {
-	cmd := exec.Command(binary)
+	cmd := exec.Command(thoughtboxBinary(t))
 	cmd.Env = append(os.Environ(), "THOUGHTBOX_TRANSPORT=stdio", "THOUGHTBOX_STORAGE=memory",
 		"THOUGHTBOX_EVENTS_ENABLED=true", "THOUGHTBOX_EVENTS_DEST=stdout")
 	var stdout, stderr strings.Builder

@@ -69,7 +69,7 @@ type stdioChild struct {
 
 func startStdio(t *testing.T, env ...string) *stdioChild {
 	t.Helper()
-	cmd := exec.Command(binary)
+	cmd := exec.Command(thoughtboxBinary(t))
 	cmd.Env = append(os.Environ(), append(env, "THOUGHTBOX_TRANSPORT=stdio", "DISABLE_THOUGHT_LOGGING=true", "THOUGHTBOX_DATA_DIR="+t.TempDir())...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

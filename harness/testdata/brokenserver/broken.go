@@ -132,11 +132,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				Meta map[string]any `json:"_meta"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(body, &msg) == nil {
+		decoded := json.Unmarshal(body, &msg) == nil
+		if decoded {
 			p.mendHeaders(r, msg.Method, msg.Params.Name)
 			p.recordAgain(r, body)
 		}
-		if json.Unmarshal(body, &msg) == nil && msg.Method == "tools/call" {
+		if decoded && msg.Method == "tools/call" {
 			session := r.Header.Get("Mcp-Session-Id")
 			if _, modern := msg.Params.Meta[metaProtocolVersion]; modern {
 				session = inContext(msg.Params.Arguments.ContextID)
