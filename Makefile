@@ -183,6 +183,10 @@ PLAIN_ONLY := $(shell sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1
 # the test it happens in fails.
 # The tests run from binaries kept in bin/tests (.ci/gotest): go test would
 # link every one of them again on each run, about 80 CPU-seconds.
+# They start longest first, by the last run's times, or on a fresh
+# checkout by those kept in .ci/order-race and .ci/order-plain (a cold
+# make test started server/mcpserver's race-detected binary, 70 s, among
+# the last, in the alphabet's order).
 # Each run prints how long it took; the output of the run without the race
 # detector is shown when both are done. Its fault proofs wait for servers
 # to time out (the Observatory's slow client, a hung roots request) more
@@ -202,11 +206,11 @@ POWER := $(BIN)/tests/power.tsv
 # their CPU (make test warm 5 min 54 s, with 400 5 min 41 s).
 unit:
 	@export GOGC=$${GOGC:-400}; log=$$(mktemp); start=$$(date +%s); mkdir -p $(BIN)/tests; rm -f $(POWER); export TBBENCH_POWER=$$(pwd)/$(POWER); \
-	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain ./harness/conform ./harness/robust ./harness/load ./harness/official ./cmd/tbbench -- -test.timeout=15m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
-	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain $(sort ./server/mcpserver ./observability/sidecar $(PLAIN_ONLY_PACKAGES)) -- -test.timeout=3m -test.run='$(NORACE)|$(NOTIFY)|^($(PLAIN_ONLY))$$'; b=$$?; \
+	{ GO=$(GO) .ci/gotest -o $(BIN)/tests/plain -order .ci/order-plain ./harness/conform ./harness/robust ./harness/load ./harness/official ./cmd/tbbench -- -test.timeout=15m -test.parallel=$(PROOFS_PARALLEL) -test.run='$(NORACE)'; a=$$?; \
+	  GO=$(GO) .ci/gotest -o $(BIN)/tests/plain -order .ci/order-plain $(sort ./server/mcpserver ./observability/sidecar $(PLAIN_ONLY_PACKAGES)) -- -test.timeout=3m -test.run='$(NORACE)|$(NOTIFY)|^($(PLAIN_ONLY))$$'; b=$$?; \
 	  echo "(this run took $$(( $$(date +%s) - start )) s)"; \
 	  [ $$a = 0 ] && [ $$b = 0 ]; } >$$log 2>&1 & proofs=$$!; \
-	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race -p $(RACE_AT_ONCE) $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
+	GORACE="$$GORACE atexit_sleep_ms=0" GO=$(GO) .ci/gotest -o $(BIN)/tests/race -race -p $(RACE_AT_ONCE) -order .ci/order-race $(RACE_PACKAGES) -- -test.timeout=15m -test.skip='$(NORACE)'; race=$$?; \
 	echo "(the race-detected run took $$(( $$(date +%s) - start )) s)"; \
 	wait $$proofs; status=$$?; echo "--- the fault proofs, the fs and stdio cells, the command and URL targets, the load runs beyond smoke, tbbench's robust run in each era and its loads of two subjects and beside a base build, the reading of 2026-era params, the 10,000 notifications, and the Chromium page and OTLP tests, without the race detector:"; cat $$log; rm -f $$log; \
 	echo "harness power: $$(cat $(POWER) 2>/dev/null | grep -c '^caught') of $$(cat $(POWER) 2>/dev/null | wc -l) injected faults caught (each line of $(POWER): caught or missed, the fault, where it was injected)"; \
