@@ -22,8 +22,8 @@ import (
 )
 
 // built is the thoughtbox command, built by the first test that needs a
-// child process (stdio transport, kill -9), into dir; a run whose tests
-// need none (make test's run without the race detector) builds nothing.
+// child process (stdio transport, kill -9), into dir; a run of tests that
+// need none (-run on in-process tests) builds nothing.
 var built struct {
 	once sync.Once
 	dir  string
